@@ -1,0 +1,146 @@
+import { CloseCode, type Role } from '@flint/protocol';
+import type { LinkRecord, Store } from '../storage/Store';
+import type { Clock } from './Clock';
+import { defaultConfig, type GatewayConfig } from './GatewayConfig';
+import type { GatewayContext, Log } from './GatewayContext';
+import { generateId } from './linkTokens';
+import { LinkService, type CreatedLink, type LinkRequestResult } from './LinkService';
+import { Metrics } from './Metrics';
+import type { Connection, PeerSocket } from './PeerSocket';
+import type { Room } from './Room';
+import { RoomRegistry } from './RoomRegistry';
+import { Session } from './Session';
+
+export interface GatewayOptions {
+  store: Store;
+  clock: Clock;
+  config?: Partial<GatewayConfig>;
+  log?: Log;
+}
+
+export interface CreatedWorkspace {
+  workspaceId: string;
+  owner: CreatedLink;
+}
+
+/**
+ * The transport-agnostic gateway: workspaces, links, rooms and sessions. The transport hands
+ * it sockets (`connect`); REST handlers call the workspace and link methods.
+ */
+export class Gateway {
+  readonly metrics = new Metrics();
+  readonly links: LinkService;
+  private readonly rooms: RoomRegistry;
+  private readonly sessionsByLink = new Map<string, Set<Session>>();
+  private readonly store: Store;
+  private readonly ctx: GatewayContext;
+
+  constructor(options: GatewayOptions) {
+    const config = { ...defaultConfig, ...options.config };
+    this.store = options.store;
+    this.links = new LinkService(options.store, options.clock);
+    this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics);
+    const log: Log = options.log ?? (() => {});
+    this.ctx = {
+      clock: options.clock,
+      config,
+      metrics: this.metrics,
+      links: this.links,
+      rooms: this.rooms,
+      log,
+      sessionOpened: (session) => {
+        let sessions = this.sessionsByLink.get(session.linkId);
+        if (!sessions) this.sessionsByLink.set(session.linkId, (sessions = new Set()));
+        sessions.add(session);
+      },
+      sessionClosed: (session: Session, room: Room) => {
+        const sessions = this.sessionsByLink.get(session.linkId);
+        sessions?.delete(session);
+        if (sessions?.size === 0) this.sessionsByLink.delete(session.linkId);
+        this.rooms.released(room);
+      },
+    };
+    this.describeMetrics();
+  }
+
+  private describeMetrics(): void {
+    const m = this.metrics;
+    m.describe('flint_sessions', 'Open WebSocket sessions.');
+    m.gauge('flint_sessions', () => this.sessionCount);
+    m.describe('flint_rooms_loaded', 'Workspaces loaded in memory.');
+    m.gauge('flint_rooms_loaded', () => this.rooms.size);
+    m.describe('flint_docs_loaded', 'Documents loaded in memory, indexes included.');
+    m.gauge('flint_docs_loaded', () => this.rooms.loadedDocs);
+    m.describe('flint_session_closes_total', 'Sessions the gateway closed, by close code.');
+    m.describe('flint_doc_updates_total', 'Document updates persisted and broadcast.');
+  }
+
+  get config(): GatewayConfig {
+    return this.ctx.config;
+  }
+
+  get sessionCount(): number {
+    let count = 0;
+    for (const sessions of this.sessionsByLink.values()) count += sessions.size;
+    return count;
+  }
+
+  isRoomLoaded(workspaceId: string): boolean {
+    return this.rooms.isLoaded(workspaceId);
+  }
+
+  /** Accepts a new socket; the transport forwards its frames and its close to the result. */
+  connect(socket: PeerSocket): Connection {
+    return new Session(socket, this.ctx);
+  }
+
+  /** Creates a workspace seeded with files, and its owner link. Seeding happens here, once. */
+  createWorkspace(name: string, files: Record<string, string> = {}): CreatedWorkspace {
+    const workspaceId = generateId('w');
+    this.store.createWorkspace({ id: workspaceId, name, createdAt: this.ctx.clock.now() });
+    const room = this.rooms.get(workspaceId);
+    if (!room) throw new Error(`workspace ${workspaceId} vanished right after creation`);
+    for (const [path, content] of Object.entries(files)) {
+      const result = room.createFile(path, content);
+      if (!result.ok) throw new Error(`cannot seed "${path}": ${result.message}`);
+    }
+    this.rooms.released(room);
+    const owner = this.links.create(workspaceId, 'owner', 'Owner', null);
+    return { workspaceId, owner };
+  }
+
+  workspaceExists(workspaceId: string): boolean {
+    return this.store.getWorkspace(workspaceId) !== null;
+  }
+
+  share(
+    workspaceId: string,
+    token: string,
+    request: { role: Role; label: string; expiresInMs: number | null },
+  ): LinkRequestResult<CreatedLink> {
+    return this.links.share(workspaceId, token, request);
+  }
+
+  listLinks(workspaceId: string, token: string): LinkRequestResult<LinkRecord[]> {
+    return this.links.list(workspaceId, token);
+  }
+
+  /** Revokes a link and disconnects its sessions at once. */
+  revokeLink(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
+    const result = this.links.revoke(workspaceId, token, linkId);
+    if (result.ok) {
+      for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) {
+        session.close(CloseCode.LinkRevoked, 'link revoked');
+      }
+    }
+    return result;
+  }
+
+  /** Closes every session (clients will reconnect) and unloads rooms, compacting their docs. */
+  shutdown(): void {
+    for (const sessions of [...this.sessionsByLink.values()]) {
+      for (const session of [...sessions]) session.close(CloseCode.GoingAway, 'gateway shutting down');
+    }
+    this.rooms.closeAll();
+  }
+}

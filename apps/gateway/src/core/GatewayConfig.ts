@@ -1,0 +1,23 @@
+import type { Limits } from '@flint/protocol';
+
+export interface GatewayConfig {
+  limits: Limits;
+  /** A room with no sessions stays loaded this long, so a reload does not reread SQLite. */
+  idleUnloadMs: number;
+  /** A connection must say hello within this time. */
+  helloTimeoutMs: number;
+  /** A document is compacted into one update after this many appended updates. */
+  compactEveryUpdates: number;
+}
+
+export const defaultConfig: GatewayConfig = {
+  limits: {
+    maxFrameBytes: 1024 * 1024,
+    maxDocBytes: 8 * 1024 * 1024,
+    maxFiles: 1000,
+    maxMessagesPerSecond: 300,
+  },
+  idleUnloadMs: 30_000,
+  helloTimeoutMs: 10_000,
+  compactEveryUpdates: 500,
+};

@@ -1,0 +1,22 @@
+import type { Clock } from './Clock';
+import type { GatewayConfig } from './GatewayConfig';
+import type { LinkService } from './LinkService';
+import type { Metrics } from './Metrics';
+import type { Room } from './Room';
+import type { RoomRegistry } from './RoomRegistry';
+import type { Session } from './Session';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+export type Log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
+
+/** What a session needs of the gateway, passed down instead of the whole Gateway. */
+export interface GatewayContext {
+  readonly clock: Clock;
+  readonly config: GatewayConfig;
+  readonly metrics: Metrics;
+  readonly links: LinkService;
+  readonly rooms: RoomRegistry;
+  readonly log: Log;
+  sessionOpened(session: Session): void;
+  sessionClosed(session: Session, room: Room): void;
+}

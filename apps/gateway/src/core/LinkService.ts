@@ -1,0 +1,99 @@
+import { CloseCode, type Role } from '@flint/protocol';
+import type { LinkRecord, Store } from '../storage/Store';
+import type { Clock } from './Clock';
+import { generateId, generateToken, hashToken, sameHash } from './linkTokens';
+
+export type AuthResult = { ok: true; link: LinkRecord } | { ok: false; closeCode: CloseCode; message: string };
+
+export interface CreatedLink {
+  link: LinkRecord;
+  /** The capability. Returned once, at creation; only its hash is stored. */
+  token: string;
+}
+
+export type LinkRequestResult<T> = { ok: true; value: T } | { ok: false; status: 400 | 401 | 403 | 404; message: string };
+
+const shareableBy: Record<Role, readonly Role[]> = {
+  owner: ['owner', 'editor', 'viewer'],
+  editor: ['editor', 'viewer'],
+  viewer: [],
+};
+
+/** Links are capabilities: a token opens one workspace with one role until revoked or expired. */
+export class LinkService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  authenticate(workspaceId: string, token: string): AuthResult {
+    const tokenHash = hashToken(token);
+    const link = this.store.findLinkByTokenHash(tokenHash);
+    if (!link || link.workspaceId !== workspaceId || !sameHash(link.tokenHash, tokenHash)) {
+      return { ok: false, closeCode: CloseCode.Unauthorized, message: 'unknown link' };
+    }
+    if (link.revokedAt !== null) return { ok: false, closeCode: CloseCode.LinkRevoked, message: 'link revoked' };
+    if (link.expiresAt !== null && link.expiresAt <= this.clock.now()) {
+      return { ok: false, closeCode: CloseCode.LinkExpired, message: 'link expired' };
+    }
+    return { ok: true, link };
+  }
+
+  create(workspaceId: string, role: Role, label: string, expiresInMs: number | null): CreatedLink {
+    const token = generateToken();
+    const now = this.clock.now();
+    const link: LinkRecord = {
+      id: generateId('l'),
+      workspaceId,
+      role,
+      tokenHash: hashToken(token),
+      label,
+      createdAt: now,
+      expiresAt: expiresInMs === null ? null : now + expiresInMs,
+      revokedAt: null,
+    };
+    this.store.createLink(link);
+    return { link, token };
+  }
+
+  /** Creates a link on behalf of the holder of `token` (REST), within what its role may share. */
+  share(
+    workspaceId: string,
+    token: string,
+    request: { role: Role; label: string; expiresInMs: number | null },
+  ): LinkRequestResult<CreatedLink> {
+    const auth = this.authenticate(workspaceId, token);
+    if (!auth.ok) return { ok: false, status: 401, message: 'This link cannot share: it is invalid, expired or revoked.' };
+    if (!shareableBy[auth.link.role].includes(request.role)) {
+      return { ok: false, status: 403, message: `A ${auth.link.role} link cannot create ${request.role} links.` };
+    }
+    return { ok: true, value: this.create(workspaceId, request.role, request.label, request.expiresInMs) };
+  }
+
+  /** Live links of a workspace (not revoked, not expired), for owners and editors. */
+  list(workspaceId: string, token: string): LinkRequestResult<LinkRecord[]> {
+    const auth = this.authenticate(workspaceId, token);
+    if (!auth.ok) return { ok: false, status: 401, message: 'This link is invalid, expired or revoked.' };
+    if (auth.link.role === 'viewer') return { ok: false, status: 403, message: 'Viewers cannot see the links of a workspace.' };
+    const now = this.clock.now();
+    return {
+      ok: true,
+      value: this.store
+        .listLinks(workspaceId)
+        .filter((l) => l.revokedAt === null && (l.expiresAt === null || l.expiresAt > now)),
+    };
+  }
+
+  /** Revokes a link. Owner links can only be revoked by an owner. */
+  revoke(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
+    const auth = this.authenticate(workspaceId, token);
+    if (!auth.ok) return { ok: false, status: 401, message: 'This link is invalid, expired or revoked.' };
+    const target = this.store.getLink(linkId);
+    if (!target || target.workspaceId !== workspaceId) return { ok: false, status: 404, message: 'No such link.' };
+    if (!shareableBy[auth.link.role].includes(target.role)) {
+      return { ok: false, status: 403, message: `A ${auth.link.role} link cannot revoke ${target.role} links.` };
+    }
+    this.store.revokeLink(linkId, this.clock.now());
+    return { ok: true, value: { ...target, revokedAt: this.clock.now() } };
+  }
+}

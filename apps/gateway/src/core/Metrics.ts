@@ -1,0 +1,56 @@
+type Labels = Record<string, string | number>;
+
+const labelKey = (labels: Labels | undefined): string =>
+  labels
+    ? Object.entries(labels)
+        .map(([k, v]) => `${k}="${String(v).replace(/["\\\n]/g, '_')}"`)
+        .join(',')
+    : '';
+
+/**
+ * Counters and gauges in Prometheus text format. Deliberately tiny: the gateway exports a
+ * handful of series, and a client library would be a dependency for forty lines.
+ */
+export class Metrics {
+  private readonly counters = new Map<string, Map<string, number>>();
+  private readonly gauges = new Map<string, () => number>();
+  private readonly help = new Map<string, string>();
+
+  describe(name: string, help: string): void {
+    this.help.set(name, help);
+  }
+
+  inc(name: string, labels?: Labels, by = 1): void {
+    let series = this.counters.get(name);
+    if (!series) this.counters.set(name, (series = new Map()));
+    const key = labelKey(labels);
+    series.set(key, (series.get(key) ?? 0) + by);
+  }
+
+  /** A gauge read when metrics are scraped, so it never drifts from the truth. */
+  gauge(name: string, read: () => number): void {
+    this.gauges.set(name, read);
+  }
+
+  counter(name: string, labels?: Labels): number {
+    return this.counters.get(name)?.get(labelKey(labels)) ?? 0;
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    const header = (name: string, type: string) => {
+      const help = this.help.get(name);
+      if (help) lines.push(`# HELP ${name} ${help}`);
+      lines.push(`# TYPE ${name} ${type}`);
+    };
+    for (const [name, series] of this.counters) {
+      header(name, 'counter');
+      for (const [key, value] of series) lines.push(key ? `${name}{${key}} ${value}` : `${name} ${value}`);
+    }
+    for (const [name, read] of this.gauges) {
+      header(name, 'gauge');
+      lines.push(`${name} ${read()}`);
+    }
+    return lines.join('\n') + '\n';
+  }
+}

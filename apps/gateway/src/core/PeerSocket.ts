@@ -1,0 +1,12 @@
+/** The core's view of one WebSocket; the transport adapts `ws` (or an in-memory pair) to it. */
+export interface PeerSocket {
+  send(data: Uint8Array): void;
+  close(code: number, reason: string): void;
+  readonly isOpen: boolean;
+}
+
+/** What the transport calls when the socket receives a frame or closes. */
+export interface Connection {
+  receive(data: Uint8Array): void;
+  closed(): void;
+}

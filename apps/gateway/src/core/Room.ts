@@ -1,0 +1,185 @@
+import {
+  describePathError,
+  FILE_TEXT_KEY,
+  INDEX_DOC_ID,
+  INDEX_ENTRIES_KEY,
+  isWithin,
+  parentPath,
+  validatePath,
+  type FileOp,
+  type IndexEntry,
+  type RequestErrorCode,
+} from '@flint/protocol';
+import type * as Y from 'yjs';
+import type { Store, WorkspaceRecord } from '../storage/Store';
+import type { GatewayConfig } from './GatewayConfig';
+import { generateId } from './linkTokens';
+import { GATEWAY_ORIGIN, LiveDoc } from './LiveDoc';
+import type { Metrics } from './Metrics';
+import type { Subscriber } from './Subscriber';
+
+export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
+
+const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false, code, message });
+
+/**
+ * The live state of one workspace: its index (the file tree) and the file documents that
+ * sessions have open. Only the gateway writes the index, after checking every path.
+ */
+export class Room {
+  readonly sessions = new Set<Subscriber>();
+  readonly index: LiveDoc;
+  private readonly files = new Map<string, LiveDoc>();
+
+  constructor(
+    readonly workspace: WorkspaceRecord,
+    private readonly store: Store,
+    private readonly config: GatewayConfig,
+    private readonly metrics: Metrics,
+  ) {
+    this.index = this.load(INDEX_DOC_ID);
+  }
+
+  private load(docId: string): LiveDoc {
+    return new LiveDoc(docId, `${this.workspace.id}/${docId}`, this.store, this.config, this.metrics);
+  }
+
+  get entries(): Y.Map<IndexEntry> {
+    return this.index.doc.getMap<IndexEntry>(INDEX_ENTRIES_KEY);
+  }
+
+  get loadedDocCount(): number {
+    return this.files.size + 1;
+  }
+
+  /** The live doc for an id, loading it on first use; null when no such file exists. */
+  doc(docId: string): LiveDoc | null {
+    if (docId === INDEX_DOC_ID) return this.index;
+    const loaded = this.files.get(docId);
+    if (loaded) return loaded;
+    if (!this.fileExists(docId)) return null;
+    const doc = this.load(docId);
+    this.files.set(docId, doc);
+    return doc;
+  }
+
+  private fileExists(fileId: string): boolean {
+    for (const entry of this.entries.values()) {
+      if (entry.kind === 'file' && entry.fileId === fileId) return true;
+    }
+    return false;
+  }
+
+  /** Whether anything (a file, a folder, or a folder implied by a deeper path) is at `path`. */
+  private occupied(path: string): boolean {
+    if (this.entries.has(path)) return true;
+    for (const key of this.entries.keys()) if (isWithin(key, path)) return true;
+    return false;
+  }
+
+  /** A file sitting where a folder would have to be ("a.ts/b.ts") makes a path unusable. */
+  private blockedByFile(path: string): boolean {
+    for (let parent = parentPath(path); parent !== ''; parent = parentPath(parent)) {
+      if (this.entries.get(parent)?.kind === 'file') return true;
+    }
+    return false;
+  }
+
+  private fileCount(): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (entry.kind === 'file') count++;
+    return count;
+  }
+
+  /** Creates a file with content; used by seeding and by `file.create`. */
+  createFile(path: string, content = ''): OpResult {
+    const checked = this.checkNewPath(path);
+    if (!checked.ok) return checked;
+    if (this.fileCount() >= this.config.limits.maxFiles) {
+      return fail('too_many_files', `A workspace can hold at most ${this.config.limits.maxFiles} files.`);
+    }
+    const fileId = generateId('f');
+    const doc = this.load(fileId);
+    this.files.set(fileId, doc);
+    if (content) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, content), GATEWAY_ORIGIN);
+    this.index.doc.transact(() => this.entries.set(path, { kind: 'file', fileId }), GATEWAY_ORIGIN);
+    return { ok: true };
+  }
+
+  apply(op: FileOp): OpResult {
+    switch (op.type) {
+      case 'file.create':
+        if (op.kind === 'file') return this.createFile(op.path);
+        return this.createFolder(op.path);
+      case 'file.rename':
+        return this.rename(op.from, op.to);
+      case 'file.delete':
+        return this.remove(op.path);
+    }
+  }
+
+  private checkNewPath(path: string): OpResult {
+    const error = validatePath(path);
+    if (error) return fail('invalid_path', describePathError(error));
+    if (this.occupied(path)) return fail('exists', `"${path}" already exists.`);
+    if (this.blockedByFile(path)) return fail('invalid_path', `A file is in the way of "${path}".`);
+    return { ok: true };
+  }
+
+  private createFolder(path: string): OpResult {
+    const checked = this.checkNewPath(path);
+    if (!checked.ok) return checked;
+    this.index.doc.transact(() => this.entries.set(path, { kind: 'folder' }), GATEWAY_ORIGIN);
+    return { ok: true };
+  }
+
+  /** Renames or moves a file or a folder with everything in it; file ids (and docs) stay. */
+  private rename(from: string, to: string): OpResult {
+    if (!this.occupied(from)) return fail('not_found', `"${from}" does not exist.`);
+    if (isWithin(to, from)) return fail('invalid_path', 'A folder cannot be moved into itself.');
+    const checked = this.checkNewPath(to);
+    if (!checked.ok) return checked;
+    this.index.doc.transact(() => {
+      for (const [path, entry] of [...this.entries]) {
+        if (!isWithin(path, from)) continue;
+        this.entries.delete(path);
+        this.entries.set(to + path.slice(from.length), entry);
+      }
+    }, GATEWAY_ORIGIN);
+    return { ok: true };
+  }
+
+  private remove(path: string): OpResult {
+    if (!this.occupied(path)) return fail('not_found', `"${path}" does not exist.`);
+    const removedFiles: string[] = [];
+    this.index.doc.transact(() => {
+      for (const [key, entry] of [...this.entries]) {
+        if (!isWithin(key, path)) continue;
+        if (entry.kind === 'file') removedFiles.push(entry.fileId);
+        this.entries.delete(key);
+      }
+    }, GATEWAY_ORIGIN);
+    for (const fileId of removedFiles) {
+      this.files.get(fileId)?.destroy();
+      this.files.delete(fileId);
+      this.store.deleteDoc(`${this.workspace.id}/${fileId}`);
+    }
+    return { ok: true };
+  }
+
+  /** Leaves every document `subscriber` had open. */
+  leave(subscriber: Subscriber): void {
+    this.sessions.delete(subscriber);
+    this.index.unsubscribe(subscriber);
+    for (const doc of this.files.values()) doc.unsubscribe(subscriber);
+  }
+
+  /** Compacts and frees every document; the room must have no sessions. */
+  unload(): void {
+    for (const doc of [this.index, ...this.files.values()]) {
+      doc.compact();
+      doc.destroy();
+    }
+    this.files.clear();
+  }
+}

@@ -1,0 +1,82 @@
+import type { Store } from '../storage/Store';
+import type { Clock, TimerHandle } from './Clock';
+import type { GatewayConfig } from './GatewayConfig';
+import type { Metrics } from './Metrics';
+import { Room } from './Room';
+
+/**
+ * Loads rooms on demand and unloads them `idleUnloadMs` after their last session leaves, so
+ * memory holds only workspaces someone is in (or just left: a reload costs no SQLite read).
+ */
+export class RoomRegistry {
+  private readonly rooms = new Map<string, Room>();
+  private readonly unloadTimers = new Map<string, TimerHandle>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly config: GatewayConfig,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** The room of a workspace, loaded if needed; null when the workspace does not exist. */
+  get(workspaceId: string): Room | null {
+    const loaded = this.rooms.get(workspaceId);
+    if (loaded) {
+      this.cancelUnload(workspaceId);
+      return loaded;
+    }
+    const workspace = this.store.getWorkspace(workspaceId);
+    if (!workspace) return null;
+    const room = new Room(workspace, this.store, this.config, this.metrics);
+    this.rooms.set(workspaceId, room);
+    this.metrics.inc('flint_room_loads_total');
+    return room;
+  }
+
+  /** Called when a session leaves; starts the idle timer once the room is empty. */
+  released(room: Room): void {
+    const id = room.workspace.id;
+    if (room.sessions.size > 0 || this.unloadTimers.has(id)) return;
+    this.unloadTimers.set(
+      id,
+      this.clock.setTimeout(() => {
+        this.unloadTimers.delete(id);
+        if (room.sessions.size === 0 && this.rooms.get(id) === room) this.unload(room);
+      }, this.config.idleUnloadMs),
+    );
+  }
+
+  private cancelUnload(workspaceId: string): void {
+    const timer = this.unloadTimers.get(workspaceId);
+    if (timer === undefined) return;
+    this.clock.clearTimeout(timer);
+    this.unloadTimers.delete(workspaceId);
+  }
+
+  private unload(room: Room): void {
+    room.unload();
+    this.rooms.delete(room.workspace.id);
+    this.metrics.inc('flint_room_unloads_total');
+  }
+
+  isLoaded(workspaceId: string): boolean {
+    return this.rooms.has(workspaceId);
+  }
+
+  get size(): number {
+    return this.rooms.size;
+  }
+
+  get loadedDocs(): number {
+    let docs = 0;
+    for (const room of this.rooms.values()) docs += room.loadedDocCount;
+    return docs;
+  }
+
+  /** Compacts and unloads everything (shutdown). */
+  closeAll(): void {
+    for (const id of [...this.unloadTimers.keys()]) this.cancelUnload(id);
+    for (const room of [...this.rooms.values()]) this.unload(room);
+  }
+}

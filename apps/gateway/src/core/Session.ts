@@ -1,0 +1,232 @@
+import {
+  canWrite,
+  Channel,
+  CloseCode,
+  decodeClientFrame,
+  encodeControl,
+  INDEX_DOC_ID,
+  isDecodeError,
+  PROTOCOL_VERSION,
+  startDocFrame,
+  type ClientMessage,
+  type Role,
+  type ServerMessage,
+} from '@flint/protocol';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import * as syncProtocol from 'y-protocols/sync';
+import * as Y from 'yjs';
+import type { LinkRecord } from '../storage/Store';
+import type { TimerHandle } from './Clock';
+import type { GatewayContext } from './GatewayContext';
+import { generateId } from './linkTokens';
+import type { LiveDoc } from './LiveDoc';
+import type { Connection, PeerSocket } from './PeerSocket';
+import type { Room } from './Room';
+import { TokenBucket } from './TokenBucket';
+
+type State =
+  | { phase: 'awaiting_hello'; timer: TimerHandle }
+  | { phase: 'open'; room: Room; link: LinkRecord; expiryTimer: TimerHandle | null }
+  | { phase: 'closed' };
+
+/**
+ * One authenticated WebSocket (one browser tab). Decodes and checks every inbound frame at the
+ * edge (SPEC §Limits), then routes it: control messages, y-protocols sync and awareness per doc.
+ * Anything the role does not allow closes the socket; other sessions never notice.
+ */
+export class Session implements Connection {
+  readonly sessionId = generateId('s');
+  private state: State;
+  private readonly bucket: TokenBucket;
+  private readonly docs = new Set<LiveDoc>();
+
+  constructor(
+    private readonly socket: PeerSocket,
+    private readonly ctx: GatewayContext,
+  ) {
+    const { limits, helloTimeoutMs } = ctx.config;
+    this.bucket = new TokenBucket(ctx.clock, limits.maxMessagesPerSecond, limits.maxMessagesPerSecond * 2);
+    this.state = {
+      phase: 'awaiting_hello',
+      timer: ctx.clock.setTimeout(() => this.close(CloseCode.HelloTimeout, 'no hello'), helloTimeoutMs),
+    };
+  }
+
+  /** Kept after close: the gateway needs it to forget the session. */
+  private openedLinkId = '';
+
+  get linkId(): string {
+    return this.openedLinkId;
+  }
+
+  get role(): Role | null {
+    return this.state.phase === 'open' ? this.state.link.role : null;
+  }
+
+  send(frame: Uint8Array): void {
+    if (this.socket.isOpen) this.socket.send(frame);
+  }
+
+  private sendControl(message: ServerMessage): void {
+    this.send(encodeControl(message));
+  }
+
+  receive(data: Uint8Array): void {
+    if (this.state.phase === 'closed') return;
+    const { metrics, config } = this.ctx;
+    metrics.inc('flint_frames_in_total');
+    metrics.inc('flint_bytes_in_total', undefined, data.byteLength);
+    if (data.byteLength > config.limits.maxFrameBytes) return this.close(CloseCode.FrameTooLarge, 'frame too large');
+    if (!this.bucket.take()) return this.close(CloseCode.RateLimited, 'rate limited');
+    const frame = decodeClientFrame(data);
+    if (isDecodeError(frame)) return this.close(CloseCode.MalformedFrame, frame.error);
+    const state = this.state;
+    if (state.phase === 'awaiting_hello') {
+      if (frame.channel !== Channel.Control || frame.message.type !== 'hello') {
+        return this.close(CloseCode.MalformedFrame, 'expected hello');
+      }
+      return this.hello(frame.message, state.timer);
+    }
+    try {
+      if (frame.channel === Channel.Control) this.control(frame.message, state.room);
+      else if (frame.channel === Channel.Sync) this.sync(frame.docId, frame.payload, state.room, state.link.role);
+      else this.awareness(frame.docId, frame.payload, state.room);
+    } catch (error) {
+      // Yjs and lib0 throw on truncated or corrupt payloads: the client's fault, not ours.
+      this.ctx.log('warn', 'closing session on undecodable payload', { sessionId: this.sessionId, error: String(error) });
+      this.close(CloseCode.MalformedFrame, 'undecodable payload');
+    }
+  }
+
+  private hello(message: Extract<ClientMessage, { type: 'hello' }>, timer: TimerHandle): void {
+    const { clock, links, rooms, config } = this.ctx;
+    clock.clearTimeout(timer);
+    if (message.protocolVersion !== PROTOCOL_VERSION) {
+      return this.close(CloseCode.ProtocolVersion, `server speaks protocol ${PROTOCOL_VERSION}`);
+    }
+    const auth = links.authenticate(message.workspaceId, message.token);
+    if (!auth.ok) return this.close(auth.closeCode, auth.message);
+    const room = rooms.get(message.workspaceId);
+    if (!room) return this.close(CloseCode.WorkspaceNotFound, 'no such workspace');
+    const { link } = auth;
+    const expiryTimer =
+      link.expiresAt === null
+        ? null
+        : clock.setTimeout(() => this.close(CloseCode.LinkExpired, 'link expired'), link.expiresAt - clock.now());
+    this.state = { phase: 'open', room, link, expiryTimer };
+    this.openedLinkId = link.id;
+    room.sessions.add(this);
+    this.ctx.sessionOpened(this);
+    this.sendControl({
+      type: 'welcome',
+      protocolVersion: PROTOCOL_VERSION,
+      sessionId: this.sessionId,
+      workspaceId: room.workspace.id,
+      workspaceName: room.workspace.name,
+      role: link.role,
+      limits: config.limits,
+    });
+  }
+
+  private control(message: ClientMessage, room: Room): void {
+    switch (message.type) {
+      case 'hello':
+        return this.close(CloseCode.MalformedFrame, 'hello sent twice');
+      case 'ping':
+        return this.sendControl({ type: 'pong', sentAt: message.sentAt });
+      case 'doc.close': {
+        const doc = room.doc(message.docId);
+        if (doc) {
+          doc.unsubscribe(this);
+          this.docs.delete(doc);
+        }
+        return;
+      }
+      case 'file.create':
+      case 'file.rename':
+      case 'file.delete': {
+        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot change files');
+        const result = room.apply(message);
+        this.ctx.metrics.inc('flint_file_ops_total', { op: message.type, ok: String(result.ok) });
+        return this.sendControl(
+          result.ok
+            ? { type: 'result', requestId: message.requestId, ok: true }
+            : { type: 'result', requestId: message.requestId, ok: false, code: result.code, message: result.message },
+        );
+      }
+    }
+  }
+
+  private sync(docId: string, payload: Uint8Array, room: Room, role: Role): void {
+    const decoder = decoding.createDecoder(payload);
+    const messageType = decoding.readVarUint(decoder);
+    const doc = room.doc(docId);
+    if (!doc) return this.sendControlMissing(docId);
+    if (messageType === syncProtocol.messageYjsSyncStep1) {
+      const stateVector = decoding.readVarUint8Array(decoder);
+      this.subscribe(doc);
+      const reply = startDocFrame(Channel.Sync, docId);
+      syncProtocol.writeSyncStep2(reply, doc.doc, stateVector);
+      this.send(encoding.toUint8Array(reply));
+      // Ask writers for what they have that we lack (edits made while disconnected).
+      if (canWrite(role) && docId !== INDEX_DOC_ID) {
+        const ask = startDocFrame(Channel.Sync, docId);
+        syncProtocol.writeSyncStep1(ask, doc.doc);
+        this.send(encoding.toUint8Array(ask));
+      }
+      return;
+    }
+    if (messageType !== syncProtocol.messageYjsSyncStep2 && messageType !== syncProtocol.messageYjsUpdate) {
+      return this.close(CloseCode.MalformedFrame, 'unknown sync message');
+    }
+    if (!canWrite(role)) return this.close(CloseCode.Forbidden, 'viewers cannot edit');
+    if (docId === INDEX_DOC_ID) return this.close(CloseCode.Forbidden, 'the file tree changes only through file operations');
+    if (!this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'update before sync step 1');
+    const update = decoding.readVarUint8Array(decoder);
+    if (doc.wouldExceedLimit(update.byteLength)) return this.close(CloseCode.DocumentTooLarge, 'document too large');
+    Y.applyUpdate(doc.doc, update, this);
+  }
+
+  private sendControlMissing(docId: string): void {
+    this.sendControl({ type: 'doc.missing', docId });
+  }
+
+  private subscribe(doc: LiveDoc): void {
+    if (this.docs.has(doc)) return;
+    this.docs.add(doc);
+    doc.subscribers.add(this);
+    const states = doc.awareness.snapshot();
+    if (states.length > 0) this.send(doc.awarenessFrame(states));
+  }
+
+  private awareness(docId: string, payload: Uint8Array, room: Room): void {
+    const doc = room.doc(docId);
+    if (!doc || !this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'awareness before sync step 1');
+    const accepted = doc.awareness.apply(payload, this);
+    if (accepted) doc.broadcastAwareness(accepted, this);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.state.phase === 'closed') return;
+    this.ctx.metrics.inc('flint_session_closes_total', { code });
+    if (this.socket.isOpen) this.socket.close(code, reason);
+    this.closed();
+  }
+
+  /** The socket is gone (either side closed it): leave the room and free timers. */
+  closed(): void {
+    const state = this.state;
+    if (state.phase === 'closed') return;
+    this.state = { phase: 'closed' };
+    if (state.phase === 'awaiting_hello') {
+      this.ctx.clock.clearTimeout(state.timer);
+      return;
+    }
+    if (state.expiryTimer !== null) this.ctx.clock.clearTimeout(state.expiryTimer);
+    for (const doc of this.docs) doc.unsubscribe(this);
+    this.docs.clear();
+    state.room.leave(this);
+    this.ctx.sessionClosed(this, state.room);
+  }
+}

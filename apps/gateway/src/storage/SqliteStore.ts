@@ -1,0 +1,152 @@
+import Database from 'better-sqlite3';
+import type { LinkRecord, StoredDoc, Store, WorkspaceRecord } from './Store';
+
+interface LinkRow {
+  id: string;
+  workspace_id: string;
+  role: LinkRecord['role'];
+  token_hash: string;
+  label: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const toLink = (row: LinkRow): LinkRecord => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  role: row.role,
+  tokenHash: row.token_hash,
+  label: row.label,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
+const schema = `
+  CREATE TABLE IF NOT EXISTS workspaces (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS links (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    role TEXT NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
+    token_hash TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS links_by_workspace ON links(workspace_id);
+  CREATE TABLE IF NOT EXISTS doc_updates (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_key TEXT NOT NULL,
+    data BLOB NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS doc_updates_by_doc ON doc_updates(doc_key, seq);
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+/**
+ * The default Store: one SQLite file in WAL mode. `synchronous = NORMAL` in WAL survives a
+ * killed process (only an OS crash or power loss can drop the last commits), which is the
+ * durability the gateway promises (docs/ARCHITECTURE.md §Durability).
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  /** @param file a path, or ':memory:' for a private in-memory database. */
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(schema);
+    const db = this.db;
+    this.statements = {
+      insertWorkspace: db.prepare('INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)'),
+      getWorkspace: db.prepare('SELECT id, name, created_at AS createdAt FROM workspaces WHERE id = ?'),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      insertLink: db.prepare(
+        `INSERT INTO links (id, workspace_id, role, token_hash, label, created_at, expires_at, revoked_at)
+         VALUES (@id, @workspaceId, @role, @tokenHash, @label, @createdAt, @expiresAt, @revokedAt)`,
+      ),
+      linkByHash: db.prepare('SELECT * FROM links WHERE token_hash = ?'),
+      linkById: db.prepare('SELECT * FROM links WHERE id = ?'),
+      linksByWorkspace: db.prepare('SELECT * FROM links WHERE workspace_id = ? ORDER BY created_at, id'),
+      revokeLink: db.prepare('UPDATE links SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      appendUpdate: db.prepare('INSERT INTO doc_updates (doc_key, data) VALUES (?, ?)'),
+      loadDoc: db.prepare('SELECT data FROM doc_updates WHERE doc_key = ? ORDER BY seq'),
+      deleteDoc: db.prepare('DELETE FROM doc_updates WHERE doc_key = ?'),
+    };
+  }
+
+  createWorkspace(workspace: WorkspaceRecord): void {
+    this.statements.insertWorkspace.run(workspace.id, workspace.name, workspace.createdAt);
+  }
+
+  getWorkspace(id: string): WorkspaceRecord | null {
+    return (this.statements.getWorkspace.get(id) as WorkspaceRecord | undefined) ?? null;
+  }
+
+  getMeta(key: string): string | null {
+    return (this.statements.getMeta.get(key) as { value: string } | undefined)?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.statements.setMeta.run(key, value);
+  }
+
+  createLink(link: LinkRecord): void {
+    this.statements.insertLink.run(link);
+  }
+
+  findLinkByTokenHash(tokenHash: string): LinkRecord | null {
+    const row = this.statements.linkByHash.get(tokenHash) as LinkRow | undefined;
+    return row ? toLink(row) : null;
+  }
+
+  getLink(id: string): LinkRecord | null {
+    const row = this.statements.linkById.get(id) as LinkRow | undefined;
+    return row ? toLink(row) : null;
+  }
+
+  listLinks(workspaceId: string): LinkRecord[] {
+    return (this.statements.linksByWorkspace.all(workspaceId) as LinkRow[]).map(toLink);
+  }
+
+  revokeLink(id: string, revokedAt: number): void {
+    this.statements.revokeLink.run(revokedAt, id);
+  }
+
+  appendUpdate(docKey: string, update: Uint8Array): void {
+    this.statements.appendUpdate.run(docKey, update);
+  }
+
+  loadDoc(docKey: string): StoredDoc {
+    const rows = this.statements.loadDoc.all(docKey) as { data: Buffer }[];
+    let bytes = 0;
+    const updates = rows.map((row) => {
+      bytes += row.data.byteLength;
+      return new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength);
+    });
+    return { updates, bytes };
+  }
+
+  compactDoc(docKey: string, merged: Uint8Array): void {
+    this.db.transaction(() => {
+      this.statements.deleteDoc.run(docKey);
+      this.statements.appendUpdate.run(docKey, merged);
+    })();
+  }
+
+  deleteDoc(docKey: string): void {
+    this.statements.deleteDoc.run(docKey);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,54 @@
+import type { Role } from '@flint/protocol';
+
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface LinkRecord {
+  id: string;
+  workspaceId: string;
+  role: Role;
+  /** SHA-256 of the token, hex. The token itself is never stored. */
+  tokenHash: string;
+  label: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+/** A document's persisted updates, in order, and how many bytes they hold. */
+export interface StoredDoc {
+  updates: Uint8Array[];
+  bytes: number;
+}
+
+/**
+ * Persistence for workspaces, links and Yjs documents. Synchronous on purpose: the default
+ * SQLite store commits in microseconds, and a synchronous append lets the room persist an
+ * update before it broadcasts it (DESIGN §8) without an await on the hot path.
+ * See docs/decisions/0002-synchronous-store.md.
+ */
+export interface Store {
+  createWorkspace(workspace: WorkspaceRecord): void;
+  getWorkspace(id: string): WorkspaceRecord | null;
+  /** Reads a small piece of gateway state (e.g. which workspace is the demo). */
+  getMeta(key: string): string | null;
+  setMeta(key: string, value: string): void;
+
+  createLink(link: LinkRecord): void;
+  findLinkByTokenHash(tokenHash: string): LinkRecord | null;
+  getLink(id: string): LinkRecord | null;
+  listLinks(workspaceId: string): LinkRecord[];
+  revokeLink(id: string, revokedAt: number): void;
+
+  /** Appends one update to a document ("workspaceId/docId"). Durable when it returns. */
+  appendUpdate(docKey: string, update: Uint8Array): void;
+  loadDoc(docKey: string): StoredDoc;
+  /** Replaces all of a document's updates by one merged update, atomically. */
+  compactDoc(docKey: string, merged: Uint8Array): void;
+  deleteDoc(docKey: string): void;
+
+  close(): void;
+}

@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Role } from '@flint/protocol';
+import type { Gateway } from '../core/Gateway';
+import type { LinkRecord } from '../storage/Store';
+import { demoWorkspaceFiles } from '../seed/demoWorkspace';
+
+const maxBodyBytes = 64 * 1024;
+const maxExpiresInMs = 365 * 24 * 3600 * 1000;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > maxBodyBytes) throw new HttpError(413, `Request body is larger than ${maxBodyBytes} bytes.`);
+    chunks.push(chunk);
+  }
+  if (size === 0) return {};
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Reported below as a 400 with a sentence, not as a stack trace.
+  }
+  throw new HttpError(400, 'Request body must be a JSON object.');
+}
+
+function bearer(req: IncomingMessage): string {
+  const header = req.headers.authorization ?? '';
+  const match = /^Bearer (\S+)$/.exec(header);
+  if (!match?.[1]) throw new HttpError(401, 'Send the link token as "Authorization: Bearer <token>".');
+  return match[1];
+}
+
+const publicLink = (link: LinkRecord) => ({
+  id: link.id,
+  role: link.role,
+  label: link.label,
+  createdAt: link.createdAt,
+  expiresAt: link.expiresAt,
+});
+
+export function linkUrl(origin: string, workspaceId: string, token: string): string {
+  return `${origin}/w/${workspaceId}#token=${token}`;
+}
+
+function originOf(req: IncomingMessage, publicUrl: string | null): string {
+  return publicUrl ?? `http://${req.headers.host ?? 'localhost'}`;
+}
+
+/**
+ * The REST API: create a workspace; create, list and revoke links. Returns false when the path
+ * is not an API route.
+ */
+export function createRestApi(gateway: Gateway, publicUrl: string | null) {
+  async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+    if (pathname === '/api/workspaces' && req.method === 'POST') {
+      const body = await readJson(req);
+      const name = typeof body.name === 'string' && body.name.trim() ? body.name.trim().slice(0, 100) : 'Untitled workspace';
+      const created = gateway.createWorkspace(name, body.seed === 'demo' ? demoWorkspaceFiles : { 'README.md': `# ${name}\n` });
+      json(res, 201, {
+        workspaceId: created.workspaceId,
+        url: linkUrl(originOf(req, publicUrl), created.workspaceId, created.owner.token),
+      });
+      return true;
+    }
+    const match = /^\/api\/workspaces\/([\w-]{1,64})\/links(?:\/([\w-]{1,64}))?$/.exec(pathname);
+    if (!match) return false;
+    const workspaceId = match[1] ?? '';
+    const linkId = match[2];
+    if (!gateway.workspaceExists(workspaceId)) throw new HttpError(404, 'No such workspace.');
+    const token = bearer(req);
+    if (linkId === undefined && req.method === 'GET') {
+      const result = gateway.listLinks(workspaceId, token);
+      if (!result.ok) throw new HttpError(result.status, result.message);
+      json(res, 200, { links: result.value.map(publicLink) });
+      return true;
+    }
+    if (linkId === undefined && req.method === 'POST') {
+      const body = await readJson(req);
+      const role = body.role;
+      if (role !== 'editor' && role !== 'viewer' && role !== 'owner') {
+        throw new HttpError(400, 'role must be "owner", "editor" or "viewer".');
+      }
+      const expiresInMs = body.expiresInMs ?? null;
+      if (expiresInMs !== null && (typeof expiresInMs !== 'number' || !(expiresInMs > 0) || expiresInMs > maxExpiresInMs)) {
+        throw new HttpError(400, 'expiresInMs must be null or a positive number of milliseconds up to a year.');
+      }
+      const label = typeof body.label === 'string' && body.label.trim() ? body.label.trim().slice(0, 100) : defaultLabel(role);
+      const result = gateway.share(workspaceId, token, { role, label, expiresInMs });
+      if (!result.ok) throw new HttpError(result.status, result.message);
+      json(res, 201, {
+        link: publicLink(result.value.link),
+        url: linkUrl(originOf(req, publicUrl), workspaceId, result.value.token),
+      });
+      return true;
+    }
+    if (linkId !== undefined && req.method === 'DELETE') {
+      const result = gateway.revokeLink(workspaceId, token, linkId);
+      if (!result.ok) throw new HttpError(result.status, result.message);
+      res.writeHead(204).end();
+      return true;
+    }
+    throw new HttpError(405, 'Method not allowed.');
+  }
+
+  return async (req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> => {
+    try {
+      return await route(req, res, pathname);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        json(res, error.status, { error: error.message });
+        return true;
+      }
+      throw error;
+    }
+  };
+}
+
+function defaultLabel(role: Role): string {
+  return role === 'viewer' ? 'Viewer link' : role === 'editor' ? 'Editor link' : 'Owner link';
+}

@@ -1,0 +1,323 @@
+import {
+  canWrite,
+  Channel,
+  CloseCode,
+  decodeServerFrame,
+  describeClose,
+  encodeControl,
+  encodeDocFrame,
+  INDEX_DOC_ID,
+  isDecodeError,
+  PROTOCOL_VERSION,
+  shouldReconnect,
+  startDocFrame,
+  type FileOp,
+  type RequestErrorCode,
+  type Role,
+  type ServerMessage,
+} from '@flint/protocol';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as syncProtocol from 'y-protocols/sync';
+import { DocHandle } from './DocHandle';
+import { defaultTimers, OPEN, type Timers, type WebSocketLike } from './WebSocketLike';
+
+export type ConnectionStatus =
+  | { kind: 'connecting'; attempt: number }
+  | { kind: 'open'; role: Role; sessionId: string; workspaceName: string }
+  /** Closed for good: the gateway refused this link. `message` is for the user. */
+  | { kind: 'closed'; code: number; message: string };
+
+export type RequestResult = { ok: true } | { ok: false; code: RequestErrorCode | 'disconnected'; message: string };
+
+export interface FlintClientOptions {
+  url: string;
+  workspaceId: string;
+  token: string;
+  createSocket: (url: string) => WebSocketLike;
+  timers?: Timers;
+  pingIntervalMs?: number;
+  /** Reconnect delays grow from `minBackoffMs` to `maxBackoffMs`. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+type Listener<T> = (value: T) => void;
+
+/** Awareness changes the client made itself; anything else came from the gateway. */
+const LOCAL = 'local';
+
+/**
+ * One persistent connection to a workspace: every open document's sync and awareness, file
+ * operations, and round-trip time, over one WebSocket that reconnects with backoff and resumes
+ * by state vectors (SPEC §Sync).
+ * @example
+ * const client = new FlintClient({ url, workspaceId, token, createSocket: (u) => new WebSocket(u) });
+ * const file = client.openDoc(fileId);
+ * await file.whenSynced();
+ * file.doc.getText('content').insert(0, '// hi\n');
+ */
+export class FlintClient {
+  readonly index: DocHandle;
+  status: ConnectionStatus = { kind: 'connecting', attempt: 0 };
+  rttMs: number | null = null;
+  private socket: WebSocketLike | null = null;
+  private readonly docs = new Map<string, DocHandle>();
+  private readonly detach = new Map<string, () => void>();
+  private readonly pending = new Map<number, (result: RequestResult) => void>();
+  private readonly statusListeners = new Set<Listener<ConnectionStatus>>();
+  private readonly rttListeners = new Set<Listener<number>>();
+  private readonly missingListeners = new Set<Listener<string>>();
+  private readonly timers: Timers;
+  private nextRequestId = 1;
+  private attempt = 0;
+  private reconnectTimer: unknown = null;
+  private pingTimer: unknown = null;
+  private destroyed = false;
+
+  constructor(private readonly options: FlintClientOptions) {
+    this.timers = options.timers ?? defaultTimers;
+    this.index = this.openDoc(INDEX_DOC_ID);
+    this.connect();
+  }
+
+  get role(): Role | null {
+    return this.status.kind === 'open' ? this.status.role : null;
+  }
+
+  onStatus(listener: Listener<ConnectionStatus>): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  onRtt(listener: Listener<number>): () => void {
+    this.rttListeners.add(listener);
+    return () => this.rttListeners.delete(listener);
+  }
+
+  /** Called with a doc id the gateway says does not exist (e.g. a file someone deleted). */
+  onDocMissing(listener: Listener<string>): () => void {
+    this.missingListeners.add(listener);
+    return () => this.missingListeners.delete(listener);
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    this.status = status;
+    for (const listener of this.statusListeners) listener(status);
+  }
+
+  private connect(): void {
+    if (this.destroyed) return;
+    this.setStatus({ kind: 'connecting', attempt: this.attempt });
+    const socket = this.options.createSocket(this.options.url);
+    socket.binaryType = 'arraybuffer';
+    this.socket = socket;
+    socket.onopen = () => {
+      socket.send(
+        encodeControl({
+          type: 'hello',
+          protocolVersion: PROTOCOL_VERSION,
+          workspaceId: this.options.workspaceId,
+          token: this.options.token,
+        }),
+      );
+    };
+    socket.onmessage = (event) => this.receive(toBytes(event.data));
+    socket.onclose = (event) => this.onSocketClosed(socket, event.code);
+    socket.onerror = () => {
+      // The close event that follows carries what we need; an error alone says nothing more.
+    };
+  }
+
+  private onSocketClosed(socket: WebSocketLike, code: number): void {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    this.clearPing();
+    for (const resolve of this.pending.values()) {
+      resolve({ ok: false, code: 'disconnected', message: 'The connection dropped before the gateway answered.' });
+    }
+    this.pending.clear();
+    if (this.destroyed) return;
+    if (!shouldReconnect(code)) {
+      this.setStatus({ kind: 'closed', code, message: describeClose(code) });
+      return;
+    }
+    const delay = Math.min(
+      this.options.maxBackoffMs ?? 5_000,
+      (this.options.minBackoffMs ?? 250) * 2 ** Math.min(this.attempt, 10),
+    );
+    this.attempt++;
+    this.setStatus({ kind: 'connecting', attempt: this.attempt });
+    this.reconnectTimer = this.timers.setTimeout(() => this.connect(), delay * (0.75 + Math.random() * 0.5));
+  }
+
+  private send(frame: Uint8Array): void {
+    if (this.socket?.readyState === OPEN && this.status.kind === 'open') this.socket.send(frame);
+  }
+
+  private receive(bytes: Uint8Array): void {
+    const frame = decodeServerFrame(bytes);
+    if (isDecodeError(frame)) {
+      this.socket?.close(CloseCode.MalformedFrame, frame.error);
+      return;
+    }
+    if (frame.channel === Channel.Control) return this.control(frame.message);
+    const handle = this.docs.get(frame.docId);
+    if (!handle) return; // closed locally while the frame was in flight
+    if (frame.channel === Channel.Awareness) {
+      awarenessProtocol.applyAwarenessUpdate(handle.awareness, frame.payload, this);
+      return;
+    }
+    const decoder = decoding.createDecoder(frame.payload);
+    const reply = startDocFrame(Channel.Sync, frame.docId);
+    const headerLength = encoding.length(reply);
+    const type = syncProtocol.readSyncMessage(decoder, reply, handle.doc, this);
+    if (type === syncProtocol.messageYjsSyncStep2) handle.markSynced();
+    if (encoding.length(reply) > headerLength && this.canWrite()) this.send(encoding.toUint8Array(reply));
+  }
+
+  private canWrite(): boolean {
+    return this.status.kind === 'open' && canWrite(this.status.role);
+  }
+
+  private control(message: ServerMessage): void {
+    switch (message.type) {
+      case 'welcome':
+        this.attempt = 0;
+        this.setStatus({
+          kind: 'open',
+          role: message.role,
+          sessionId: message.sessionId,
+          workspaceName: message.workspaceName,
+        });
+        for (const handle of this.docs.values()) this.startSync(handle);
+        this.schedulePing(0);
+        return;
+      case 'pong': {
+        this.rttMs = this.timers.now() - message.sentAt;
+        for (const listener of this.rttListeners) listener(this.rttMs);
+        this.schedulePing(this.options.pingIntervalMs ?? 2_000);
+        return;
+      }
+      case 'result': {
+        const resolve = this.pending.get(message.requestId);
+        this.pending.delete(message.requestId);
+        resolve?.(message.ok ? { ok: true } : { ok: false, code: message.code, message: message.message });
+        return;
+      }
+      case 'doc.missing':
+        for (const listener of this.missingListeners) listener(message.docId);
+        return;
+    }
+  }
+
+  private schedulePing(delayMs: number): void {
+    this.clearPing();
+    this.pingTimer = this.timers.setTimeout(() => {
+      this.pingTimer = null;
+      this.send(encodeControl({ type: 'ping', sentAt: this.timers.now() }));
+    }, delayMs);
+  }
+
+  private clearPing(): void {
+    if (this.pingTimer !== null) this.timers.clearTimeout(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  private startSync(handle: DocHandle): void {
+    const step1 = startDocFrame(Channel.Sync, handle.docId);
+    syncProtocol.writeSyncStep1(step1, handle.doc);
+    this.send(encoding.toUint8Array(step1));
+    if (handle.awareness.getLocalState() !== null) {
+      this.sendAwareness(handle, [handle.doc.clientID]);
+    }
+  }
+
+  private sendAwareness(handle: DocHandle, clients: number[]): void {
+    const update = awarenessProtocol.encodeAwarenessUpdate(handle.awareness, clients);
+    this.send(encodeDocFrame(Channel.Awareness, handle.docId, update));
+  }
+
+  /** Opens (or returns the open) document and keeps it in sync until `closeDoc`. */
+  openDoc(docId: string): DocHandle {
+    const existing = this.docs.get(docId);
+    if (existing) return existing;
+    const handle = new DocHandle(docId);
+    this.docs.set(docId, handle);
+    const onUpdate = (update: Uint8Array, origin: unknown) => {
+      // Remote changes arrive with this client as origin; only local ones go out. A viewer's
+      // local changes are never sent: the gateway would close the socket for them.
+      if (origin === this || !this.canWrite()) return;
+      const frame = startDocFrame(Channel.Sync, docId);
+      syncProtocol.writeUpdate(frame, update);
+      this.send(encoding.toUint8Array(frame));
+    };
+    const onAwareness = (
+      change: { added: number[]; updated: number[]; removed: number[] },
+      origin: unknown,
+    ) => {
+      if (origin !== LOCAL) return;
+      this.sendAwareness(handle, [...change.added, ...change.updated, ...change.removed]);
+    };
+    handle.doc.on('update', onUpdate);
+    handle.awareness.on('update', onAwareness);
+    this.detach.set(docId, () => {
+      handle.doc.off('update', onUpdate);
+      handle.awareness.off('update', onAwareness);
+    });
+    if (this.status.kind === 'open') this.startSync(handle);
+    return handle;
+  }
+
+  closeDoc(docId: string): void {
+    const handle = this.docs.get(docId);
+    if (!handle || docId === INDEX_DOC_ID) return;
+    this.send(encodeControl({ type: 'doc.close', docId }));
+    this.detach.get(docId)?.();
+    this.detach.delete(docId);
+    this.docs.delete(docId);
+    handle.destroy();
+  }
+
+  getDoc(docId: string): DocHandle | undefined {
+    return this.docs.get(docId);
+  }
+
+  /** Creates, renames, moves or deletes a file or folder; the gateway checks and applies it. */
+  request(op: DistributiveOmit<FileOp, 'requestId'>): Promise<RequestResult> {
+    if (this.status.kind !== 'open') {
+      return Promise.resolve({ ok: false, code: 'disconnected', message: 'Not connected to the gateway.' });
+    }
+    const requestId = this.nextRequestId++;
+    return new Promise((resolve) => {
+      this.pending.set(requestId, resolve);
+      this.send(encodeControl({ ...op, requestId } as FileOp));
+    });
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    if (this.reconnectTimer !== null) this.timers.clearTimeout(this.reconnectTimer);
+    this.clearPing();
+    const socket = this.socket;
+    this.socket = null;
+    socket?.close(1000, 'client closed');
+    for (const [docId, handle] of this.docs) {
+      this.detach.get(docId)?.();
+      handle.destroy();
+    }
+    this.docs.clear();
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function toBytes(data: unknown): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  throw new Error('the gateway sent a text frame; Flint frames are binary');
+}
+
+export { LOCAL as LOCAL_AWARENESS_ORIGIN };

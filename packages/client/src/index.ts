@@ -1,0 +1,9 @@
+export { DocHandle } from './DocHandle';
+export {
+  FlintClient,
+  LOCAL_AWARENESS_ORIGIN,
+  type ConnectionStatus,
+  type FlintClientOptions,
+  type RequestResult,
+} from './FlintClient';
+export type { Timers, WebSocketLike } from './WebSocketLike';

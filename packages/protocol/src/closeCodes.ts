@@ -1,0 +1,87 @@
+/**
+ * WebSocket close codes the gateway uses (SPEC.md §Close codes). 4000-4999 is the
+ * application range; the last three digits mirror the HTTP status they resemble.
+ */
+export const CloseCode = {
+  /** The server is shutting down or restarting; reconnect. */
+  GoingAway: 1001,
+  /** A frame could not be decoded, or a message arrived out of order. */
+  MalformedFrame: 4400,
+  /** The token does not open this workspace. */
+  Unauthorized: 4401,
+  /** The session tried something its role does not allow (a viewer writing). */
+  Forbidden: 4403,
+  /** The workspace does not exist (deleted, or a wrong link). */
+  WorkspaceNotFound: 4404,
+  /** No hello arrived in time. */
+  HelloTimeout: 4408,
+  /** The link was revoked. */
+  LinkRevoked: 4410,
+  /** The link expired. */
+  LinkExpired: 4411,
+  /** A frame was larger than `maxFrameBytes`. */
+  FrameTooLarge: 4413,
+  /** A document would grow past `maxDocBytes`. */
+  DocumentTooLarge: 4414,
+  /** The client speaks a protocol version the server does not. */
+  ProtocolVersion: 4426,
+  /** Too many messages per second from this connection. */
+  RateLimited: 4429,
+  /** A bug on the server. */
+  Internal: 4500,
+} as const;
+export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
+
+const permanent: ReadonlySet<number> = new Set([
+  CloseCode.Unauthorized,
+  CloseCode.Forbidden,
+  CloseCode.WorkspaceNotFound,
+  CloseCode.LinkRevoked,
+  CloseCode.LinkExpired,
+  CloseCode.FrameTooLarge,
+  CloseCode.DocumentTooLarge,
+  CloseCode.ProtocolVersion,
+  CloseCode.MalformedFrame,
+]);
+
+/**
+ * Whether a client should reconnect after this close. Reconnecting after a permanent
+ * refusal would only repeat it (and, for a too-large frame, resend the same frame forever).
+ */
+export function shouldReconnect(code: number): boolean {
+  return !permanent.has(code);
+}
+
+/** The sentence a user sees for a close: what happened and what to do. */
+export function describeClose(code: number): string {
+  switch (code) {
+    case CloseCode.Unauthorized:
+      return 'This link is not valid for this workspace. Ask the owner for a new link.';
+    case CloseCode.Forbidden:
+      return 'This link is view-only, and the gateway refused a change. Ask for an editor link to edit.';
+    case CloseCode.WorkspaceNotFound:
+      return 'This workspace does not exist. Check the link, or create a new workspace.';
+    case CloseCode.LinkRevoked:
+      return 'This link was revoked by someone in the workspace. Ask for a new link to rejoin.';
+    case CloseCode.LinkExpired:
+      return 'This link has expired. Ask for a new link to rejoin.';
+    case CloseCode.FrameTooLarge:
+      return 'A change was too large to send in one piece. Reload the page; your unsent change is kept only in this tab.';
+    case CloseCode.DocumentTooLarge:
+      return 'This file reached the size limit, so the gateway stopped accepting changes to it. Split the file, then reload.';
+    case CloseCode.ProtocolVersion:
+      return 'This page is out of date with the gateway. Reload the page.';
+    case CloseCode.RateLimited:
+      return 'Too many messages too fast; reconnecting shortly.';
+    case CloseCode.MalformedFrame:
+      return 'The gateway could not read a message from this tab. Reload the page.';
+    case CloseCode.HelloTimeout:
+      return 'The connection did not identify itself in time; reconnecting.';
+    case CloseCode.GoingAway:
+      return 'The gateway is restarting; reconnecting.';
+    case CloseCode.Internal:
+      return 'The gateway hit an internal error; reconnecting.';
+    default:
+      return 'The connection to the gateway was lost; reconnecting.';
+  }
+}

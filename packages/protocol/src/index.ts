@@ -1,0 +1,4 @@
+export * from './closeCodes';
+export * from './frames';
+export * from './messages';
+export * from './paths';

@@ -1,0 +1,3 @@
+export * from './FakeClock';
+export * from './MemorySocketPair';
+export * from './seededRandom';
