@@ -123,8 +123,8 @@ export class FlintClient {
         }),
       );
     };
-    socket.onmessage = (event) => this.receive(toBytes(event.data));
-    socket.onclose = (event) => this.onSocketClosed(socket, event.code);
+    socket.onmessage = (event: { data: unknown }) => this.receive(toBytes(event.data));
+    socket.onclose = (event: { code: number }) => this.onSocketClosed(socket, event.code);
     socket.onerror = () => {
       // The close event that follows carries what we need; an error alone says nothing more.
     };

@@ -1,12 +1,14 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- handler parameters are `any` so that the
+   browser's, ws's and the test-kit's differently typed event objects all fit. */
 /** The part of the browser WebSocket the client uses; `ws` and the test-kit pair fit it. */
 export interface WebSocketLike {
   binaryType: string;
   readonly readyState: number;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
-  send(data: Uint8Array): void;
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+  send(data: any): void;
   close(code?: number, reason?: string): void;
 }
 
