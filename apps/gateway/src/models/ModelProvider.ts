@@ -1,0 +1,84 @@
+/**
+ * One interface for every model backend (DESIGN §6): OpenAI Responses over WebSocket (SSE
+ * fallback), OpenAI-compatible Chat Completions SSE, and embedded llama.cpp.
+ */
+
+/** Which model serves a request; configured per deployment, switchable per request. */
+export type Route = 'fast' | 'deep' | 'complete';
+
+export interface ModelMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ModelRequest {
+  model: string;
+  /** Stable prefix first (system, files), so provider prompt caches hit. */
+  messages: ModelMessage[];
+  maxOutputTokens: number;
+  temperature?: number;
+  /** The text the output will mostly repeat (a rewrite's original): sent as a predicted output where supported. */
+  prediction?: string;
+  /**
+   * The conversation this request continues. Providers use it to keep state warm: the Responses
+   * adapter sends only the messages after the last response of this thread with
+   * `previous_response_id`; the embedded adapter reuses the thread's KV cache.
+   */
+  threadId?: string;
+  stop?: string[];
+}
+
+export type FinishReason = 'stop' | 'length';
+
+export type ModelEvent =
+  | { type: 'text'; text: string }
+  | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number }
+  | { type: 'done'; finishReason: FinishReason };
+
+export type ProviderErrorCode =
+  /** No provider is configured for this route. */
+  | 'not_configured'
+  /** Bad or missing API key (401/403). */
+  | 'auth'
+  /** 429; `retryAfterMs` says when to try again. */
+  | 'rate_limited'
+  /** The account's quota or budget is spent (429 insufficient_quota, 402). */
+  | 'quota'
+  /** The prompt does not fit the model's window. */
+  | 'context_length'
+  /** 5xx / 529 / overloaded_error. */
+  | 'overloaded'
+  /** Connection refused, reset, DNS, TLS, a stall past the idle timeout. */
+  | 'network'
+  /** The provider answered something we cannot parse. */
+  | 'bad_response'
+  /** The circuit breaker is open after repeated failures: fail fast until it half-opens. */
+  | 'circuit_open';
+
+/** A provider failure as a value with a code, never classified by message text. */
+export class ProviderError extends Error {
+  constructor(
+    readonly code: ProviderErrorCode,
+    message: string,
+    readonly retryAfterMs: number | null = null,
+    readonly provider = '',
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface ModelProvider {
+  /** e.g. "openai-responses", "openai-chat", "embedded". */
+  readonly kind: string;
+  /**
+   * Streams one generation. Events arrive in order: any number of `text`, at most one `usage`,
+   * then exactly one `done`. Failures throw `ProviderError` from the iterator.
+   * Abort: once `signal` aborts, the iterator ends (returns, no throw) without yielding more, and
+   * the upstream request is closed (HTTP response destroyed / WS `response.cancel` sent / the
+   * embedded generation stopped) so the provider stops spending tokens.
+   */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** Closes kept-alive connections and child processes. */
+  close(): Promise<void>;
+}
