@@ -92,7 +92,8 @@ for (const file of roots.flatMap(walk)) {
   const edges: string[] = [];
   for (const { specifier, typeOnly } of importsOf(source)) {
     for (const rule of rules) {
-      if (!rule.applies(file)) continue;
+      // Types vanish at runtime: a component may name a client type without using the wire.
+      if (!rule.applies(file) || typeOnly) continue;
       const problem = rule.check(specifier, source);
       if (problem) problems.push(`${rel(file)}: ${problem}`);
     }

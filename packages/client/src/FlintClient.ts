@@ -1,3 +1,4 @@
+import { reviewHunks, type ReviewAction } from '@flint/change-set';
 import {
   canWrite,
   Channel,
@@ -6,16 +7,22 @@ import {
   describeClose,
   encodeControl,
   encodeDocFrame,
+  FILE_TEXT_KEY,
   INDEX_DOC_ID,
   isDecodeError,
   PROTOCOL_VERSION,
   shouldReconnect,
   startDocFrame,
+  type AgentRequest,
+  type AgentRoute,
   type FileOp,
   type RequestErrorCode,
   type Role,
   type ServerMessage,
+  type TurnInfo,
 } from '@flint/protocol';
+import { toBase64 } from 'lib0/buffer';
+import * as Y from 'yjs';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
@@ -29,7 +36,9 @@ export type ConnectionStatus =
   /** Closed for good: the gateway refused this link. `message` is for the user. */
   | { kind: 'closed'; code: number; message: string };
 
-export type RequestResult = { ok: true } | { ok: false; code: RequestErrorCode | 'disconnected'; message: string };
+export type RequestResult =
+  | { ok: true; turnId?: string }
+  | { ok: false; code: RequestErrorCode | 'disconnected'; message: string; retryAfterMs?: number };
 
 export interface FlintClientOptions {
   url: string;
@@ -47,6 +56,8 @@ type Listener<T> = (value: T) => void;
 
 /** Awareness changes the client made itself; anything else came from the gateway. */
 const LOCAL = 'local';
+/** The origin of review transactions, for undo managers to track. */
+export const REVIEW_ORIGIN = Symbol('flint-review');
 
 /**
  * One persistent connection to a workspace: every open document's sync and awareness, file
@@ -69,6 +80,9 @@ export class FlintClient {
   private readonly statusListeners = new Set<Listener<ConnectionStatus>>();
   private readonly rttListeners = new Set<Listener<number>>();
   private readonly missingListeners = new Set<Listener<string>>();
+  private readonly turnListeners = new Set<Listener<TurnInfo>>();
+  /** The agent's turns this session has heard of, latest state each. */
+  readonly turns = new Map<string, TurnInfo>();
   private readonly timers: Timers;
   private nextRequestId = 1;
   private attempt = 0;
@@ -100,6 +114,11 @@ export class FlintClient {
   onDocMissing(listener: Listener<string>): () => void {
     this.missingListeners.add(listener);
     return () => this.missingListeners.delete(listener);
+  }
+
+  onTurn(listener: Listener<TurnInfo>): () => void {
+    this.turnListeners.add(listener);
+    return () => this.turnListeners.delete(listener);
   }
 
   private setStatus(status: ConnectionStatus): void {
@@ -203,9 +222,17 @@ export class FlintClient {
       case 'result': {
         const resolve = this.pending.get(message.requestId);
         this.pending.delete(message.requestId);
-        resolve?.(message.ok ? { ok: true } : { ok: false, code: message.code, message: message.message });
+        if (message.ok) resolve?.(message.turnId ? { ok: true, turnId: message.turnId } : { ok: true });
+        else {
+          const retry = message.retryAfterMs !== undefined ? { retryAfterMs: message.retryAfterMs } : {};
+          resolve?.({ ok: false, code: message.code, message: message.message, ...retry });
+        }
         return;
       }
+      case 'agent.turn':
+        this.turns.set(message.turn.turnId, message.turn);
+        for (const listener of this.turnListeners) listener(message.turn);
+        return;
       case 'doc.missing':
         for (const listener of this.missingListeners) listener(message.docId);
         return;
@@ -285,15 +312,54 @@ export class FlintClient {
   }
 
   /** Creates, renames, moves or deletes a file or folder; the gateway checks and applies it. */
-  request(op: DistributiveOmit<FileOp, 'requestId'>): Promise<RequestResult> {
+  request(op: DistributiveOmit<FileOp | AgentRequest, 'requestId'>): Promise<RequestResult> {
     if (this.status.kind !== 'open') {
       return Promise.resolve({ ok: false, code: 'disconnected', message: 'Not connected to the gateway.' });
     }
     const requestId = this.nextRequestId++;
     return new Promise((resolve) => {
       this.pending.set(requestId, resolve);
-      this.send(encodeControl({ ...op, requestId } as FileOp));
+      this.send(encodeControl({ ...op, requestId } as FileOp | AgentRequest));
     });
+  }
+
+  /**
+   * Asks the agent to rewrite [anchor, head) of a file (an empty range: that line). Positions
+   * travel as Yjs relative positions, so edits in flight do not shift the region.
+   */
+  prompt(request: { fileId: string; anchor: number; head: number; instruction: string; route?: AgentRoute }): Promise<RequestResult> {
+    const text = this.openDoc(request.fileId).doc.getText(FILE_TEXT_KEY);
+    const encode = (index: number) => toBase64(Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(text, index)));
+    return this.request({
+      type: 'agent.prompt',
+      fileId: request.fileId,
+      anchor: encode(request.anchor),
+      head: encode(request.head),
+      instruction: request.instruction,
+      route: request.route ?? 'fast',
+    });
+  }
+
+  /** Esc / Stop: interrupts a turn; what it wrote stays for review. */
+  cancelTurn(turnId: string): Promise<RequestResult> {
+    return this.request({ type: 'agent.cancel', turnId });
+  }
+
+  /**
+   * Accepts or rejects the agent's pending hunks in a file (all of a turn's, or one), as one
+   * local transaction with `origin`, so an undo manager tracking it makes it one undo step.
+   * Viewers cannot: the change would be refused by the gateway, so it is not made.
+   */
+  review(fileId: string, select: { turnId?: string; hunkId?: string }, action: ReviewAction, origin: unknown = REVIEW_ORIGIN): number {
+    if (!this.canWrite()) return 0;
+    const doc = this.openDoc(fileId).doc;
+    return reviewHunks(
+      doc,
+      doc.getText(FILE_TEXT_KEY),
+      (hunkId, record) => (select.hunkId === undefined || select.hunkId === hunkId) && (select.turnId === undefined || select.turnId === record.turnId),
+      action,
+      origin,
+    );
   }
 
   destroy(): void {

@@ -2,6 +2,7 @@ export { DocHandle } from './DocHandle';
 export {
   FlintClient,
   LOCAL_AWARENESS_ORIGIN,
+  REVIEW_ORIGIN,
   type ConnectionStatus,
   type FlintClientOptions,
   type RequestResult,

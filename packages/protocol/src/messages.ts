@@ -16,11 +16,23 @@ export type FileOp =
   | { type: 'file.rename'; requestId: number; from: string; to: string }
   | { type: 'file.delete'; requestId: number; path: string };
 
+export type AgentRoute = 'fast' | 'deep';
+
+export type AgentRequest =
+  /**
+   * Rewrite a region of a file. `anchor`/`head` are base64 Yjs relative positions in the file's
+   * text (equal: the whole line at that position).
+   */
+  | { type: 'agent.prompt'; requestId: number; fileId: string; anchor: string; head: string; instruction: string; route: AgentRoute }
+  /** Stop a turn (Esc / Stop): what was written stays as reviewable hunks. */
+  | { type: 'agent.cancel'; requestId: number; turnId: string };
+
 export type ClientMessage =
   | { type: 'hello'; protocolVersion: number; workspaceId: string; token: string }
   | { type: 'ping'; sentAt: number }
   | { type: 'doc.close'; docId: string }
-  | FileOp;
+  | FileOp
+  | AgentRequest;
 
 export interface Limits {
   maxFrameBytes: number;
@@ -29,7 +41,54 @@ export interface Limits {
   maxMessagesPerSecond: number;
 }
 
-export type RequestErrorCode = 'forbidden' | 'invalid_path' | 'exists' | 'not_found' | 'too_many_files';
+export type RequestErrorCode =
+  | 'forbidden'
+  | 'invalid_path'
+  | 'exists'
+  | 'not_found'
+  | 'too_many_files'
+  | 'invalid_range'
+  | 'busy'
+  | 'rate_limited'
+  | 'budget_exceeded'
+  | 'not_configured';
+
+export type TurnStatus = 'streaming' | 'done' | 'cancelled' | 'failed';
+
+/** Typed provider failures, as the UI shows them (DESIGN §6). */
+export type AgentErrorCode =
+  | 'not_configured'
+  | 'auth'
+  | 'rate_limited'
+  | 'quota'
+  | 'context_length'
+  | 'overloaded'
+  | 'network'
+  | 'bad_response'
+  | 'circuit_open'
+  | 'budget_exceeded'
+  | 'internal';
+
+/** A turn as every session in the room sees it; sent on start, on progress and at the end. */
+export interface TurnInfo {
+  turnId: string;
+  fileId: string;
+  status: TurnStatus;
+  route: AgentRoute;
+  model: string;
+  instruction: string;
+  /** Display name of whoever prompted. */
+  by: string;
+  /** The Yjs client id the agent writes this turn with; its hunks and cursor carry it. */
+  agentClient: number;
+  startedAt: number;
+  ttftMs: number | null;
+  outputTokens: number;
+  tokensPerSecond: number | null;
+  /** Set when the prompt was trimmed to fit the model's window. */
+  note: string | null;
+  error: { code: AgentErrorCode; message: string; retryAfterMs: number | null } | null;
+}
 
 export type ServerMessage =
   | {
@@ -44,8 +103,9 @@ export type ServerMessage =
   | { type: 'pong'; sentAt: number }
   /** The doc does not exist (any more): a deleted file, or a wrong id. */
   | { type: 'doc.missing'; docId: string }
-  | { type: 'result'; requestId: number; ok: true }
-  | { type: 'result'; requestId: number; ok: false; code: RequestErrorCode; message: string };
+  | { type: 'result'; requestId: number; ok: true; turnId?: string }
+  | { type: 'result'; requestId: number; ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number }
+  | { type: 'agent.turn'; turn: TurnInfo };
 
 export function canWrite(role: Role): boolean {
   return role !== 'viewer';
@@ -62,6 +122,14 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
   'file.create': (m) => isInt(m.requestId) && isString(m.path) && (m.kind === 'file' || m.kind === 'folder'),
   'file.rename': (m) => isInt(m.requestId) && isString(m.from) && isString(m.to),
   'file.delete': (m) => isInt(m.requestId) && isString(m.path),
+  'agent.prompt': (m) =>
+    isInt(m.requestId) &&
+    isString(m.fileId) &&
+    isString(m.anchor) &&
+    isString(m.head) &&
+    isString(m.instruction) &&
+    (m.route === 'fast' || m.route === 'deep'),
+  'agent.cancel': (m) => isInt(m.requestId) && isString(m.turnId),
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */

@@ -50,6 +50,28 @@ export class AwarenessRelay {
     return accepted.length > 0 ? accepted : null;
   }
 
+  /** Sets a state the gateway itself publishes (the agent's cursor); null removes it. */
+  set(clientId: number, stateJson: string | null, owner: Subscriber): AwarenessEntry {
+    const clock = (this.entries.get(clientId)?.clock ?? 0) + 1;
+    if (stateJson === null) this.entries.delete(clientId);
+    else this.entries.set(clientId, { clock, stateJson, owner });
+    return { clientId, clock, stateJson: stateJson ?? 'null' };
+  }
+
+  /** The display name a subscriber announced (awareness `user.name`), if any. */
+  nameOf(owner: Subscriber): string | null {
+    for (const entry of this.entries.values()) {
+      if (entry.owner !== owner) continue;
+      try {
+        const name = (JSON.parse(entry.stateJson) as { user?: { name?: unknown } } | null)?.user?.name;
+        if (typeof name === 'string') return name.slice(0, 60);
+      } catch {
+        // A state that is not JSON is the client's problem; it just has no name here.
+      }
+    }
+    return null;
+  }
+
   /** Removes everything `owner` announced and returns the removals to broadcast. */
   removeOwnedBy(owner: Subscriber): AwarenessEntry[] {
     const removed: AwarenessEntry[] = [];

@@ -1,5 +1,7 @@
 import { CloseCode, type Role } from '@flint/protocol';
 import type { LinkRecord, Store } from '../storage/Store';
+import { AgentService } from './agent/AgentService';
+import { noModels, type ModelRouter } from './agent/ModelRouter';
 import type { Clock } from './Clock';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
 import type { GatewayContext, Log } from './GatewayContext';
@@ -16,6 +18,8 @@ export interface GatewayOptions {
   clock: Clock;
   config?: Partial<GatewayConfig>;
   log?: Log;
+  /** Which model serves each route; none by default. */
+  models?: ModelRouter;
 }
 
 export interface CreatedWorkspace {
@@ -48,6 +52,7 @@ export class Gateway {
       links: this.links,
       rooms: this.rooms,
       log,
+      agent: new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics),
       sessionOpened: (session) => {
         let sessions = this.sessionsByLink.get(session.linkId);
         if (!sessions) this.sessionsByLink.set(session.linkId, (sessions = new Set()));

@@ -8,6 +8,18 @@ export interface GatewayConfig {
   helloTimeoutMs: number;
   /** A document is compacted into one update after this many appended updates. */
   compactEveryUpdates: number;
+  agent: AgentConfig;
+}
+
+export interface AgentConfig {
+  /** The agent applies the model's text once per this interval, never per token (DESIGN §4). */
+  flushIntervalMs: number;
+  maxOutputTokens: number;
+  /** Prompts per minute per session. */
+  promptsPerMinute: number;
+  /** Token budgets per rolling day. */
+  workspaceTokensPerDay: number;
+  linkTokensPerDay: number;
 }
 
 export const defaultConfig: GatewayConfig = {
@@ -20,4 +32,11 @@ export const defaultConfig: GatewayConfig = {
   idleUnloadMs: 30_000,
   helloTimeoutMs: 10_000,
   compactEveryUpdates: 500,
+  agent: {
+    flushIntervalMs: 8,
+    maxOutputTokens: 4096,
+    promptsPerMinute: 30,
+    workspaceTokensPerDay: 5_000_000,
+    linkTokensPerDay: 2_000_000,
+  },
 };

@@ -1,3 +1,4 @@
+import type { AgentService } from './agent/AgentService';
 import type { Clock } from './Clock';
 import type { GatewayConfig } from './GatewayConfig';
 import type { LinkService } from './LinkService';
@@ -17,6 +18,7 @@ export interface GatewayContext {
   readonly links: LinkService;
   readonly rooms: RoomRegistry;
   readonly log: Log;
+  readonly agent: AgentService;
   sessionOpened(session: Session): void;
   sessionClosed(session: Session, room: Room): void;
 }

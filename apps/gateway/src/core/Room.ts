@@ -17,6 +17,7 @@ import { generateId } from './linkTokens';
 import { GATEWAY_ORIGIN, LiveDoc } from './LiveDoc';
 import type { Metrics } from './Metrics';
 import type { Subscriber } from './Subscriber';
+import type { Turn } from './agent/Turn';
 
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
 
@@ -28,6 +29,8 @@ const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false
  */
 export class Room {
   readonly sessions = new Set<Subscriber>();
+  /** The agent's turns streaming into this workspace's files now. */
+  readonly turns = new Map<string, Turn>();
   readonly index: LiveDoc;
   private readonly files = new Map<string, LiveDoc>();
 
@@ -64,10 +67,14 @@ export class Room {
   }
 
   private fileExists(fileId: string): boolean {
-    for (const entry of this.entries.values()) {
-      if (entry.kind === 'file' && entry.fileId === fileId) return true;
+    return this.pathOf(fileId) !== null;
+  }
+
+  pathOf(fileId: string): string | null {
+    for (const [path, entry] of this.entries) {
+      if (entry.kind === 'file' && entry.fileId === fileId) return path;
     }
-    return false;
+    return null;
   }
 
   /** Whether anything (a file, a folder, or a folder implied by a deeper path) is at `path`. */
@@ -176,6 +183,7 @@ export class Room {
 
   /** Compacts and frees every document; the room must have no sessions. */
   unload(): void {
+    for (const turn of [...this.turns.values()]) turn.cancel();
     for (const doc of [this.index, ...this.files.values()]) {
       doc.compact();
       doc.destroy();

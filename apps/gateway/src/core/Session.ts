@@ -22,7 +22,8 @@ import type { GatewayContext } from './GatewayContext';
 import { generateId } from './linkTokens';
 import type { LiveDoc } from './LiveDoc';
 import type { Connection, PeerSocket } from './PeerSocket';
-import type { Room } from './Room';
+import type { OpResult, Room } from './Room';
+import type { AgentResult } from './agent/AgentService';
 import { TokenBucket } from './TokenBucket';
 
 type State =
@@ -58,6 +59,10 @@ export class Session implements Connection {
 
   get linkId(): string {
     return this.openedLinkId;
+  }
+
+  get workspaceId(): string {
+    return this.state.phase === 'open' ? this.state.room.workspace.id : '';
   }
 
   get role(): Role | null {
@@ -149,12 +154,23 @@ export class Session implements Connection {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot change files');
         const result = room.apply(message);
         this.ctx.metrics.inc('flint_file_ops_total', { op: message.type, ok: String(result.ok) });
-        return this.sendControl(
-          result.ok
-            ? { type: 'result', requestId: message.requestId, ok: true }
-            : { type: 'result', requestId: message.requestId, ok: false, code: result.code, message: result.message },
-        );
+        return this.sendResult(message.requestId, result);
       }
+      case 'agent.prompt':
+      case 'agent.cancel': {
+        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
+        const byName = room.index.awareness.nameOf(this) ?? 'Someone';
+        return this.sendResult(message.requestId, this.ctx.agent.handle(message, this, room, byName));
+      }
+    }
+  }
+
+  private sendResult(requestId: number, result: AgentResult | OpResult): void {
+    if (result.ok) {
+      this.sendControl({ type: 'result', requestId, ok: true, ...('turnId' in result && result.turnId ? { turnId: result.turnId } : {}) });
+    } else {
+      const retry = 'retryAfterMs' in result && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
+      this.sendControl({ type: 'result', requestId, ok: false, code: result.code, message: result.message, ...retry });
     }
   }
 

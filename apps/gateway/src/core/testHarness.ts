@@ -8,6 +8,7 @@ import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
 import type { Store } from '../storage/Store';
 import { Gateway } from './Gateway';
+import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
 
 export class Harness {
@@ -18,8 +19,9 @@ export class Harness {
   constructor(
     public store: Store = new SqliteStore(':memory:'),
     private readonly config: Partial<GatewayConfig> = {},
+    private readonly models?: ModelRouter,
   ) {
-    this.gateway = new Gateway({ store, clock: this.clock, config });
+    this.gateway = new Gateway({ store, clock: this.clock, config, models });
   }
 
   /** Replaces the gateway by a fresh one on `store` (a restart), dropping every connection. */
@@ -27,7 +29,7 @@ export class Harness {
     for (const pair of this.net.pairs) pair.disconnect(1006, 'gateway died');
     this.net.flush();
     this.store = store;
-    this.gateway = new Gateway({ store, clock: this.clock, config: this.config });
+    this.gateway = new Gateway({ store, clock: this.clock, config: this.config, models: this.models });
   }
 
   /** Opens a raw socket to the gateway, for hand-written clients. */

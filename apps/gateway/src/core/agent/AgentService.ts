@@ -1,0 +1,204 @@
+import { hunksOf } from '@flint/change-set';
+import { encodeControl, FILE_TEXT_KEY, type AgentRequest, type RequestErrorCode, type TurnInfo } from '@flint/protocol';
+import * as Y from 'yjs';
+import { fromBase64 } from 'lib0/buffer';
+import { randomInt } from 'node:crypto';
+import type { Clock } from '../Clock';
+import type { AgentConfig } from '../GatewayConfig';
+import { generateId } from '../linkTokens';
+import type { Metrics } from '../Metrics';
+import type { Room } from '../Room';
+import type { Subscriber } from '../Subscriber';
+import { TokenBucket } from '../TokenBucket';
+import { AgentPeer } from './AgentPeer';
+import { EditApplier } from './EditApplier';
+import { buildInlineEditPrompt } from './inlineEditPrompt';
+import type { ModelRouter } from './ModelRouter';
+import { Turn } from './Turn';
+import { UsageLedger } from './UsageLedger';
+
+export type AgentResult = { ok: true; turnId?: string } | { ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number };
+
+/** Who asks: a session, by what it is to the guardrails. */
+export interface Prompter extends Subscriber {
+  readonly workspaceId: string;
+}
+
+const agentOwner: Subscriber = { sessionId: 'agent', linkId: 'agent', send: () => {} };
+const agentColor = '#c084fc';
+
+/**
+ * Runs the agent's turns: checks guardrails, builds the prompt, and streams the model's rewrite
+ * into the file as the agent peer, telling every session in the room how the turn goes.
+ */
+export class AgentService {
+  private readonly usage: UsageLedger;
+  private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly config: AgentConfig,
+    private readonly router: ModelRouter,
+    private readonly metrics: Metrics,
+  ) {
+    this.usage = new UsageLedger(clock);
+  }
+
+  handle(request: AgentRequest, from: Prompter, room: Room, byName: string): AgentResult {
+    if (request.type === 'agent.cancel') {
+      const turn = room.turns.get(request.turnId);
+      if (!turn) return { ok: false, code: 'not_found', message: 'That turn has already ended.' };
+      turn.cancel();
+      return { ok: true, turnId: request.turnId };
+    }
+    return this.prompt(request, from, room, byName);
+  }
+
+  private prompt(request: Extract<AgentRequest, { type: 'agent.prompt' }>, from: Prompter, room: Room, byName: string): AgentResult {
+    const routed = this.router(request.route);
+    if (!routed) {
+      return { ok: false, code: 'not_configured', message: `No model is configured for the ${request.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
+    }
+    let bucket = this.promptBuckets.get(from);
+    if (!bucket) this.promptBuckets.set(from, (bucket = new TokenBucket(this.clock, this.config.promptsPerMinute / 60, Math.min(10, this.config.promptsPerMinute))));
+    if (!bucket.take()) return { ok: false, code: 'rate_limited', message: 'Too many prompts in a row; wait a few seconds.', retryAfterMs: 2000 };
+    if (this.usage.spent(from.workspaceId) >= this.config.workspaceTokensPerDay) {
+      return { ok: false, code: 'budget_exceeded', message: 'This workspace has used its token budget for today.' };
+    }
+    if (this.usage.spent(from.linkId) >= this.config.linkTokensPerDay) {
+      return { ok: false, code: 'budget_exceeded', message: 'This link has used its token budget for today.' };
+    }
+    const live = room.doc(request.fileId);
+    const path = room.pathOf(request.fileId);
+    if (!live || path === null) return { ok: false, code: 'not_found', message: 'That file no longer exists.' };
+    for (const turn of room.turns.values()) {
+      if (turn.snapshot.fileId === request.fileId) return { ok: false, code: 'busy', message: 'The agent is already writing in this file; stop it first (Esc).' };
+    }
+    const text = live.doc.getText(FILE_TEXT_KEY);
+    const range = resolveRange(live.doc, text, request.anchor, request.head);
+    if (!range) return { ok: false, code: 'invalid_range', message: 'The selection could not be found in the file; try again.' };
+    const { start, end } = range;
+    const original = text.toString().slice(start, end);
+    const prompt = buildInlineEditPrompt({
+      path,
+      text: text.toString(),
+      start,
+      end,
+      instruction: request.instruction.slice(0, 4000),
+      history: this.historyOf(live.doc),
+      contextTokens: routed.contextTokens,
+      maxOutputTokens: this.config.maxOutputTokens,
+    });
+    const turnId = generateId('t');
+    const agentClient = randomInt(1, 2 ** 31);
+    const peer = new AgentPeer(live.doc, agentClient);
+    const applier = new EditApplier(peer, turnId, original, start);
+    const info = {
+      turnId,
+      fileId: request.fileId,
+      route: request.route,
+      model: routed.model,
+      instruction: request.instruction.slice(0, 500),
+      by: byName,
+      agentClient,
+      startedAt: this.clock.now(),
+      note: prompt.note,
+    };
+    const turn = new Turn({
+      info,
+      route: request.route,
+      provider: routed.provider,
+      request: {
+        model: routed.model,
+        messages: prompt.messages,
+        maxOutputTokens: this.config.maxOutputTokens,
+        temperature: 0,
+        prediction: routed.supportsPrediction ? original : undefined,
+        threadId: `${from.workspaceId}:${request.fileId}`,
+      },
+      original,
+      applier,
+      clock: this.clock,
+      flushIntervalMs: this.config.flushIntervalMs,
+      onChange: (snapshot) => {
+        this.broadcast(room, snapshot);
+        this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.insertionIndex() : null, text);
+      },
+      onUsage: (tokens) => {
+        this.usage.add(from.workspaceId, tokens);
+        this.usage.add(from.linkId, tokens);
+        this.metrics.inc('flint_agent_tokens_total', { route: request.route }, tokens);
+        return true;
+      },
+      onEnd: (snapshot) => {
+        room.turns.delete(turnId);
+        peer.destroy();
+        this.metrics.inc('flint_agent_turns_total', { status: snapshot.status, route: request.route });
+        if (snapshot.error) this.metrics.inc('flint_provider_errors_total', { code: snapshot.error.code });
+      },
+    });
+    room.turns.set(turnId, turn);
+    void turn.run();
+    return { ok: true, turnId };
+  }
+
+  /** What the model should know of earlier turns in this file: what people accepted or rejected. */
+  private historyOf(doc: Y.Doc): string[] {
+    const byTurn = new Map<string, { accepted: number; rejected: number; original: string }>();
+    for (const record of hunksOf(doc).values()) {
+      const summary = byTurn.get(record.turnId) ?? { accepted: 0, rejected: 0, original: '' };
+      if (record.status === 'accepted') summary.accepted++;
+      if (record.status === 'rejected') {
+        summary.rejected++;
+        summary.original += record.original;
+      }
+      byTurn.set(record.turnId, summary);
+    }
+    return [...byTurn.values()]
+      .filter((s) => s.rejected > 0)
+      .slice(-5)
+      .map((s) => `Note: in an earlier turn the user rejected ${s.rejected} of your changes and kept the original text${s.original ? ` (e.g. ${JSON.stringify(s.original.slice(0, 200))})` : ''}. Do not make that change again.`);
+  }
+
+  private broadcast(room: Room, turn: TurnInfo): void {
+    const frame = encodeControl({ type: 'agent.turn', turn });
+    for (const session of room.sessions) session.send(frame);
+  }
+
+  /** The agent's cursor, labelled with the model's name, like any collaborator's. */
+  private publishCursor(live: NonNullable<ReturnType<Room['doc']>>, turn: TurnInfo, index: number | null, text: Y.Text): void {
+    let stateJson: string | null = null;
+    if (index !== null) {
+      const position = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(text, index));
+      stateJson = JSON.stringify({
+        user: { name: `${turn.model} (AI)`, color: agentColor, agent: true },
+        selection: { anchor: position, head: position },
+      });
+    }
+    live.broadcastAwareness([live.awareness.set(turn.agentClient, stateJson, agentOwner)], null);
+  }
+}
+
+/** Resolves base64 relative positions to a range; an empty selection means its whole line. */
+function resolveRange(doc: Y.Doc, text: Y.Text, anchor: string, head: string): { start: number; end: number } | null {
+  let a: number | undefined;
+  let b: number | undefined;
+  try {
+    a = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(anchor)), doc)?.index;
+    b = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(head)), doc)?.index;
+  } catch {
+    // Garbage positions are the client's error, answered as invalid_range.
+    return null;
+  }
+  if (a === undefined || b === undefined) return null;
+  let start = Math.min(a, b);
+  let end = Math.max(a, b);
+  if (start === end) {
+    const content = text.toString();
+    start = content.lastIndexOf('\n', start - 1) + 1;
+    const newline = content.indexOf('\n', end);
+    end = newline === -1 ? content.length : newline;
+  }
+  return { start, end };
+}
+

@@ -1,0 +1,123 @@
+import { hunksOf, idRunsOf, liveRanges, deleteRanges, splitRuns, type HunkRecord, type IdRun } from '@flint/change-set';
+import { FILE_TEXT_KEY } from '@flint/protocol';
+import type { DiffOp } from '@flint/stream-diff';
+import * as Y from 'yjs';
+import type { AgentPeer } from './AgentPeer';
+
+interface OpenHunk {
+  id: string;
+  record: HunkRecord;
+  original: string[];
+}
+
+/**
+ * Applies stream-diff ops (against the original region) to the live document as the agent
+ * peer. It follows the original characters by Yjs id, not by index, so people typing anywhere
+ * (inside the region included) shift nothing: deletes remove only original characters that
+ * still exist, inserts land just before the next original character. Each run of non-keep ops
+ * becomes a hunk in the doc's change set.
+ */
+export class EditApplier {
+  private readonly text: Y.Text;
+  private remaining: IdRun[];
+  /** Offset into the original of the next character the ops will reach. */
+  private cursor = 0;
+  private readonly afterRegion: Y.RelativePosition;
+  private open: OpenHunk | null = null;
+  private seq = 0;
+  readonly hunkIds: string[] = [];
+
+  constructor(
+    private readonly peer: AgentPeer,
+    private readonly turnId: string,
+    private readonly original: string,
+    start: number,
+  ) {
+    this.text = peer.doc.getText(FILE_TEXT_KEY);
+    const end = start + original.length;
+    this.remaining = idRunsOf(this.text, start, end);
+    this.afterRegion = Y.createRelativePositionFromTypeIndex(this.text, end, end < this.text.length ? 0 : -1);
+  }
+
+  /** Applies one flush worth of ops in one transaction. */
+  apply(ops: readonly DiffOp[]): void {
+    if (ops.length === 0) return;
+    this.peer.transact(() => {
+      for (const op of ops) {
+        if (op.type === 'keep') {
+          this.closeHunk();
+          this.remaining = splitRuns(this.remaining, op.length)[1];
+          this.cursor += op.length;
+        } else if (op.type === 'delete') {
+          const hunk = this.openHunk();
+          const [gone, rest] = splitRuns(this.remaining, op.length);
+          deleteRanges(this.text, liveRanges(this.text, gone));
+          hunk.original.push(this.original.slice(this.cursor, this.cursor + op.length));
+          this.remaining = rest;
+          this.cursor += op.length;
+        } else {
+          this.openHunk();
+          this.text.insert(this.insertionIndex(), op.text);
+        }
+      }
+      if (this.open) this.writeHunk(this.open);
+    });
+  }
+
+  /** Ends the edit: closes the open hunk. The original the ops did not reach stays. */
+  finish(): void {
+    if (!this.open) return;
+    this.peer.transact(() => this.closeHunk());
+  }
+
+  /** Where the agent's caret is: just before the next original character. */
+  insertionIndex(): number {
+    const next = this.remaining[0];
+    const position = next
+      ? Y.createRelativePositionFromJSON({ item: { client: next.client, clock: next.clock }, assoc: 0 })
+      : this.afterRegion;
+    return Y.createAbsolutePositionFromRelativePosition(position, this.peer.doc)?.index ?? this.text.length;
+  }
+
+  private restoreAt(): Record<string, unknown> {
+    const next = this.remaining[0];
+    if (next) return { item: { client: next.client, clock: next.clock }, assoc: 0 };
+    return Y.relativePositionToJSON(this.afterRegion) as Record<string, unknown>;
+  }
+
+  private clock(): number {
+    return Y.getState(this.peer.doc.store, this.peer.doc.clientID);
+  }
+
+  private openHunk(): OpenHunk {
+    if (this.open) return this.open;
+    const id = `${this.turnId}.${this.seq}`;
+    this.open = {
+      id,
+      original: [],
+      record: {
+        turnId: this.turnId,
+        agentClient: this.peer.doc.clientID,
+        insertedFrom: this.clock(),
+        insertedTo: this.clock(),
+        original: '',
+        restoreAt: this.restoreAt(),
+        status: 'pending',
+        seq: this.seq++,
+      },
+    };
+    this.hunkIds.push(id);
+    return this.open;
+  }
+
+  private writeHunk(hunk: OpenHunk): void {
+    hunk.record = { ...hunk.record, insertedTo: this.clock(), original: hunk.original.join(''), restoreAt: this.restoreAt() };
+    hunksOf(this.peer.doc).set(hunk.id, hunk.record);
+  }
+
+  private closeHunk(): void {
+    if (!this.open) return;
+    this.writeHunk(this.open);
+    this.open = null;
+  }
+}

@@ -1,0 +1,159 @@
+import { viewHunks } from '@flint/change-set';
+import { CloseCode, encodeControl } from '@flint/protocol';
+import { describe, expect, it } from 'vitest';
+import type { ModelRouter } from './ModelRouter';
+import { drain, ProviderError, ScriptedProvider } from './ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { SqliteStore } from '../../storage/SqliteStore';
+
+const original = `export function add(a: number, b: number) {\n  return a + b;\n}\n`;
+
+function setup(files: Record<string, string> = { 'src/math.ts': original }) {
+  const provider = new ScriptedProvider();
+  const models: ModelRouter = (route) => ({ provider, model: route === 'deep' ? 'deep-model' : 'spark-test', contextTokens: 128_000, supportsPrediction: true });
+  const h = new Harness(new SqliteStore(':memory:'), {}, models);
+  const ws = h.gateway.createWorkspace('Agent', files);
+  const editorLink = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
+  const viewerLink = h.gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
+  const alice = h.client(ws.workspaceId, ws.owner.token);
+  const bob = h.client(ws.workspaceId, editorLink.token);
+  h.flush();
+  const fileId = fileIdOf(alice, 'src/math.ts');
+  const aliceText = textOf(alice, fileId);
+  const bobText = textOf(bob, fileId);
+  h.flush();
+  return { h, ws, provider, alice, bob, fileId, aliceText, bobText, viewerToken: viewerLink.token };
+}
+
+async function promptTurn(ctx: ReturnType<typeof setup>, start: number, end: number, instruction = 'rewrite') {
+  const result = ctx.alice.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction });
+  ctx.h.flush();
+  const answer = await result;
+  if (!answer.ok || !answer.turnId) throw new Error(`prompt refused: ${JSON.stringify(answer)}`);
+  return answer.turnId;
+}
+
+/** Lets the turn consume what the provider emitted, then runs one flush interval. */
+async function step(ctx: ReturnType<typeof setup>) {
+  await drain();
+  ctx.h.clock.advance(8);
+  ctx.h.flush();
+}
+
+describe('agent inline edits', () => {
+  it('streams a rewrite into the file for everyone, one transaction per flush, not per token', async () => {
+    const ctx = setup();
+    const start = original.indexOf('return');
+    const end = original.indexOf(';') + 1;
+    const turnId = await promptTurn(ctx, start, end);
+    const updatesBefore = ctx.h.gateway.metrics.counter('flint_doc_updates_total');
+    for (const token of ['return ', 'Number', '(a)', ' + ', 'Number', '(b);']) ctx.provider.emit(token);
+    await step(ctx);
+    ctx.provider.end();
+    await step(ctx);
+    const expected = original.replace('return a + b;', 'return Number(a) + Number(b);');
+    expect(ctx.bobText.toString()).toBe(expected);
+    expect(ctx.aliceText.toString()).toBe(expected);
+    const updates = ctx.h.gateway.metrics.counter('flint_doc_updates_total') - updatesBefore;
+    expect(updates).toBeLessThanOrEqual(3);
+    expect(ctx.bob.turns.get(turnId)).toMatchObject({ status: 'done', model: 'spark-test', outputTokens: 6 });
+    expect(ctx.provider.requests[0]?.prediction).toBe('return a + b;');
+    const hunks = viewHunks(ctx.alice.openDoc(ctx.fileId).doc, ctx.aliceText);
+    expect(hunks.length).toBeGreaterThan(0);
+    expect(hunks.every((h) => h.record.turnId === turnId)).toBe(true);
+  });
+
+  it('reject restores the original exactly; accept keeps the new text', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    ctx.provider.emit('export const add = (a: number, b: number): number => a + b;\n');
+    ctx.provider.end();
+    await step(ctx);
+    await step(ctx);
+    expect(ctx.aliceText.toString()).toBe('export const add = (a: number, b: number): number => a + b;\n');
+    expect(ctx.bob.review(ctx.fileId, { turnId }, 'reject')).toBeGreaterThan(0);
+    ctx.h.flush();
+    expect(ctx.aliceText.toString()).toBe(original);
+    expect(ctx.bobText.toString()).toBe(original);
+
+    const second = await promptTurn(ctx, 0, 0, 'add a comment');
+    ctx.provider.emit('// adds two numbers\nexport function add(a: number, b: number) {');
+    ctx.provider.end();
+    await step(ctx);
+    await step(ctx);
+    expect(ctx.provider.requests[1]?.messages.some((m) => m.content.includes('rejected'))).toBe(true);
+    ctx.alice.review(ctx.fileId, { turnId: second }, 'accept');
+    ctx.h.flush();
+    expect(ctx.bobText.toString()).toBe(`// adds two numbers\n${original}`);
+    expect(viewHunks(ctx.bob.openDoc(ctx.fileId).doc, ctx.bobText)).toHaveLength(0);
+  });
+
+  it('Esc interrupts at once: upstream aborted, written text stays, the rest of the original stays', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    ctx.provider.emit('export function add(a: number, b: number): number {\n');
+    await step(ctx);
+    const cancelled = ctx.bob.cancelTurn(turnId);
+    ctx.h.flush();
+    expect(await cancelled).toMatchObject({ ok: true });
+    await drain();
+    ctx.provider.emit('  SHOULD NOT APPEAR');
+    await step(ctx);
+    expect(ctx.provider.aborted).toBe(1);
+    const text = ctx.aliceText.toString();
+    expect(text).not.toContain('SHOULD NOT APPEAR');
+    expect(text).toContain('return a + b;');
+    expect(ctx.alice.turns.get(turnId)?.status).toBe('cancelled');
+    ctx.alice.review(ctx.fileId, { turnId }, 'reject');
+    ctx.h.flush();
+    expect(ctx.bobText.toString()).toBe(original);
+  });
+
+  it('a provider failure mid-stream ends the turn with a typed error and keeps what was written', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    ctx.provider.emit('export function add(a: number, b: number): number {\n');
+    await step(ctx);
+    ctx.provider.fail(new ProviderError('rate_limited', 'Rate limited by the provider.', 1500));
+    await step(ctx);
+    expect(ctx.bob.turns.get(turnId)).toMatchObject({ status: 'failed', error: { code: 'rate_limited', retryAfterMs: 1500 } });
+    expect(ctx.aliceText.toString()).toContain('return a + b;');
+  });
+
+  it('refuses prompts with a clear reason: no model, busy file, viewer', async () => {
+    const ctx = setup();
+    const h2 = new Harness();
+    const ws2 = h2.gateway.createWorkspace('No model', { 'a.ts': 'x\n' });
+    const lonely = h2.client(ws2.workspaceId, ws2.owner.token);
+    h2.flush();
+    const refused = lonely.prompt({ fileId: fileIdOf(lonely, 'a.ts'), anchor: 0, head: 0, instruction: 'x' });
+    h2.flush();
+    expect(await refused).toMatchObject({ ok: false, code: 'not_configured' });
+
+    await promptTurn(ctx, 0, 5);
+    const busy = ctx.bob.prompt({ fileId: ctx.fileId, anchor: 0, head: 5, instruction: 'again' });
+    ctx.h.flush();
+    expect(await busy).toMatchObject({ ok: false, code: 'busy' });
+
+    const viewer = ctx.h.openRaw();
+    hello(viewer, ctx.ws.workspaceId, ctx.viewerToken);
+    ctx.h.flush();
+    viewer.client.send(encodeControl({ type: 'agent.prompt', requestId: 1, fileId: ctx.fileId, anchor: '', head: '', instruction: 'x', route: 'fast' }));
+    ctx.h.flush();
+    expect(viewer.closeCode).toBe(CloseCode.Forbidden);
+  });
+
+  it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    ctx.provider.emit('export ');
+    await step(ctx);
+    const agentClient = ctx.bob.turns.get(turnId)?.agentClient ?? -1;
+    const state = ctx.bob.openDoc(ctx.fileId).awareness.getStates().get(agentClient);
+    expect(state).toMatchObject({ user: { name: 'spark-test (AI)' } });
+    ctx.provider.end();
+    await step(ctx);
+    expect(ctx.bob.openDoc(ctx.fileId).awareness.getStates().has(agentClient)).toBe(false);
+  });
+});
+

@@ -1,0 +1,96 @@
+import * as Y from 'yjs';
+import { deleteRanges, indexOf, liveRanges, type TextRange } from './idRanges';
+
+/** Name of the Y.Map in a file's doc that holds its change sets' hunks: hunkId → HunkRecord. */
+export const HUNKS_KEY = 'flint.hunks';
+
+export type HunkStatus = 'pending' | 'accepted' | 'rejected';
+
+/**
+ * One contiguous change the agent made: the characters it inserted (a clock range of the
+ * turn's own Yjs client, so they are found wherever they moved) and the original text it
+ * removed, with where to put that text back.
+ */
+export interface HunkRecord {
+  turnId: string;
+  /** The Yjs client id the agent wrote this turn with (one per turn). */
+  agentClient: number;
+  /** Clock range [insertedFrom, insertedTo) of the agent's inserts for this hunk. */
+  insertedFrom: number;
+  insertedTo: number;
+  /** The original text this hunk removed ('' for a pure insertion). */
+  original: string;
+  /** Where the original goes back on reject: JSON of a Yjs relative position. */
+  restoreAt: Record<string, unknown>;
+  status: HunkStatus;
+  /** Order of hunks within the turn. */
+  seq: number;
+}
+
+export function hunksOf(doc: Y.Doc): Y.Map<HunkRecord> {
+  return doc.getMap<HunkRecord>(HUNKS_KEY);
+}
+
+/** How a hunk looks in the document now: where its inserted text is, where its removal was. */
+export interface HunkView {
+  hunkId: string;
+  record: HunkRecord;
+  inserted: TextRange[];
+  /** Index at which the removed original would be shown (and restored). */
+  removedAt: number | null;
+}
+
+export function viewHunks(doc: Y.Doc, text: Y.Text, filter: (record: HunkRecord) => boolean = (r) => r.status === 'pending'): HunkView[] {
+  const views: HunkView[] = [];
+  for (const [hunkId, record] of hunksOf(doc)) {
+    if (!filter(record)) continue;
+    views.push({
+      hunkId,
+      record,
+      inserted: liveRanges(text, [insertedRun(record)]),
+      removedAt: record.original ? indexOf(doc, Y.createRelativePositionFromJSON(record.restoreAt)) : null,
+    });
+  }
+  return views.sort((a, b) => (a.record.turnId === b.record.turnId ? a.record.seq - b.record.seq : a.record.turnId < b.record.turnId ? -1 : 1));
+}
+
+const insertedRun = (record: HunkRecord) => ({
+  client: record.agentClient,
+  clock: record.insertedFrom,
+  length: record.insertedTo - record.insertedFrom,
+});
+
+export type ReviewAction = 'accept' | 'reject';
+
+/**
+ * Accepts or rejects hunks, in one transaction (one undo step). Reject deletes the characters
+ * the agent inserted that still exist and puts the original back where it was; characters a
+ * person typed inside the hunk stay. Already reviewed hunks are left as they are.
+ * @returns how many hunks changed status.
+ */
+export function reviewHunks(
+  doc: Y.Doc,
+  text: Y.Text,
+  select: (hunkId: string, record: HunkRecord) => boolean,
+  action: ReviewAction,
+  origin: unknown = null,
+): number {
+  const map = hunksOf(doc);
+  const chosen = [...map].filter(([id, record]) => record.status === 'pending' && select(id, record));
+  if (chosen.length === 0) return 0;
+  doc.transact(() => {
+    if (action === 'reject') {
+      // Last hunk first, so restoring one original cannot shift the next one's positions.
+      for (const [, record] of [...chosen].sort((a, b) => b[1].seq - a[1].seq)) {
+        deleteRanges(text, liveRanges(text, [insertedRun(record)]));
+        if (record.original) {
+          const at = indexOf(doc, Y.createRelativePositionFromJSON(record.restoreAt));
+          text.insert(at ?? text.length, record.original);
+        }
+      }
+    }
+    const status: HunkStatus = action === 'accept' ? 'accepted' : 'rejected';
+    for (const [id, record] of chosen) map.set(id, { ...record, status });
+  }, origin);
+  return chosen.length;
+}
