@@ -22,7 +22,14 @@ export class EditApplier {
   private remaining: IdRun[];
   /** Offset into the original of the next character the ops will reach. */
   private cursor = 0;
-  private readonly afterRegion: Y.RelativePosition;
+  /** The first character after the region, when the region does not end the text. */
+  private readonly afterRegion: Y.RelativePosition | null;
+  /**
+   * At the end of the text there is no character to insert before, and a position glued to the
+   * last character would put each insert before the previous one: follow the last character
+   * written (kept or inserted) instead.
+   */
+  private lastWritten: { client: number; clock: number } | null;
   private open: OpenHunk | null = null;
   private seq = 0;
   readonly hunkIds: string[] = [];
@@ -36,7 +43,9 @@ export class EditApplier {
     this.text = peer.doc.getText(FILE_TEXT_KEY);
     const end = start + original.length;
     this.remaining = idRunsOf(this.text, start, end);
-    this.afterRegion = Y.createRelativePositionFromTypeIndex(this.text, end, end < this.text.length ? 0 : -1);
+    this.afterRegion = end < this.text.length ? Y.createRelativePositionFromTypeIndex(this.text, end) : null;
+    const before = start > 0 ? idRunsOf(this.text, start - 1, start)[0] : undefined;
+    this.lastWritten = before ? { client: before.client, clock: before.clock } : null;
   }
 
   /** Applies one flush worth of ops in one transaction. */
@@ -46,7 +55,10 @@ export class EditApplier {
       for (const op of ops) {
         if (op.type === 'keep') {
           this.closeHunk();
-          this.remaining = splitRuns(this.remaining, op.length)[1];
+          const [kept, rest] = splitRuns(this.remaining, op.length);
+          const last = kept[kept.length - 1];
+          if (last) this.lastWritten = { client: last.client, clock: last.clock + last.length - 1 };
+          this.remaining = rest;
           this.cursor += op.length;
         } else if (op.type === 'delete') {
           const hunk = this.openHunk();
@@ -58,6 +70,7 @@ export class EditApplier {
         } else {
           this.openHunk();
           this.text.insert(this.insertionIndex(), op.text);
+          this.lastWritten = { client: this.peer.doc.clientID, clock: this.clock() - 1 };
         }
       }
       if (this.open) this.writeHunk(this.open);
@@ -72,17 +85,16 @@ export class EditApplier {
 
   /** Where the agent's caret is: just before the next original character. */
   insertionIndex(): number {
-    const next = this.remaining[0];
-    const position = next
-      ? Y.createRelativePositionFromJSON({ item: { client: next.client, clock: next.clock }, assoc: 0 })
-      : this.afterRegion;
-    return Y.createAbsolutePositionFromRelativePosition(position, this.peer.doc)?.index ?? this.text.length;
+    return Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(this.restoreAt()), this.peer.doc)?.index ?? this.text.length;
   }
 
+  /** Where the next insert goes, and where a hunk's original goes back on reject. */
   private restoreAt(): Record<string, unknown> {
     const next = this.remaining[0];
     if (next) return { item: { client: next.client, clock: next.clock }, assoc: 0 };
-    return Y.relativePositionToJSON(this.afterRegion) as Record<string, unknown>;
+    if (this.afterRegion) return Y.relativePositionToJSON(this.afterRegion) as Record<string, unknown>;
+    if (this.lastWritten) return { item: this.lastWritten, assoc: -1 };
+    return { tname: FILE_TEXT_KEY, assoc: -1 };
   }
 
   private clock(): number {
