@@ -15,6 +15,21 @@ export class Metrics {
   private readonly counters = new Map<string, Map<string, number>>();
   private readonly gauges = new Map<string, () => number>();
   private readonly help = new Map<string, string>();
+  private readonly histograms = new Map<string, { bounds: number[]; counts: number[]; sum: number; count: number }>();
+
+  /** Declares a histogram with upper bounds (`le`), ascending. */
+  histogram(name: string, bounds: number[], help: string): void {
+    this.help.set(name, help);
+    this.histograms.set(name, { bounds, counts: bounds.map(() => 0), sum: 0, count: 0 });
+  }
+
+  observe(name: string, value: number): void {
+    const h = this.histograms.get(name);
+    if (!h) throw new Error(`histogram ${name} was not declared`);
+    h.sum += value;
+    h.count++;
+    for (let i = 0; i < h.bounds.length; i++) if (value <= h.bounds[i]!) h.counts[i]!++;
+  }
 
   describe(name: string, help: string): void {
     this.help.set(name, help);
@@ -50,6 +65,11 @@ export class Metrics {
     for (const [name, read] of this.gauges) {
       header(name, 'gauge');
       lines.push(`${name} ${read()}`);
+    }
+    for (const [name, h] of this.histograms) {
+      header(name, 'histogram');
+      h.bounds.forEach((bound, i) => lines.push(`${name}_bucket{le="${bound}"} ${h.counts[i]}`));
+      lines.push(`${name}_bucket{le="+Inf"} ${h.count}`, `${name}_sum ${h.sum}`, `${name}_count ${h.count}`);
     }
     return lines.join('\n') + '\n';
   }

@@ -135,6 +135,8 @@ export class AgentService {
         peer.destroy();
         this.metrics.inc('flint_agent_turns_total', { status: snapshot.status, route: request.route });
         if (snapshot.error) this.metrics.inc('flint_provider_errors_total', { code: snapshot.error.code });
+        if (snapshot.ttftMs !== null) this.metrics.observe('flint_agent_ttft_ms', snapshot.ttftMs);
+        if (snapshot.tokensPerSecond !== null) this.metrics.observe('flint_agent_tokens_per_second', snapshot.tokensPerSecond);
       },
     });
     room.turns.set(turnId, turn);
