@@ -153,6 +153,11 @@ export class FlintClient {
     if (socket !== this.socket) return;
     this.socket = null;
     this.clearPing();
+    // Other people's cursors are stale once we cannot hear them; they come back on resync.
+    for (const handle of this.docs.values()) {
+      const others = [...handle.awareness.getStates().keys()].filter((id) => id !== handle.doc.clientID);
+      awarenessProtocol.removeAwarenessStates(handle.awareness, others, this);
+    }
     for (const resolve of this.pending.values()) {
       resolve({ ok: false, code: 'disconnected', message: 'The connection dropped before the gateway answered.' });
     }
@@ -256,9 +261,10 @@ export class FlintClient {
     const step1 = startDocFrame(Channel.Sync, handle.docId);
     syncProtocol.writeSyncStep1(step1, handle.doc);
     this.send(encoding.toUint8Array(step1));
-    if (handle.awareness.getLocalState() !== null) {
-      this.sendAwareness(handle, [handle.doc.clientID]);
-    }
+    const local = handle.awareness.getLocalState();
+    // Re-setting the state bumps its clock: peers that dropped this tab's state while it was
+    // away would ignore a resend with the old clock.
+    if (local !== null) handle.awareness.setLocalState(local);
   }
 
   private sendAwareness(handle: DocHandle, clients: number[]): void {

@@ -1,0 +1,56 @@
+import type { Role } from '@flint/protocol';
+
+/** A live link as the gateway lists it; its token is shown only once, when it is created. */
+export interface LinkInfo {
+  id: string;
+  role: Role;
+  label: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+export type ApiResult<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Calls the gateway's REST API on this origin; failures come back as a sentence for the user. */
+async function call<T>(path: string, init: RequestInit, token?: string): Promise<ApiResult<T>> {
+  const headers = new Headers(init.headers);
+  if (token) headers.set('authorization', `Bearer ${token}`);
+  if (init.body) headers.set('content-type', 'application/json');
+  let response: Response;
+  try {
+    response = await fetch(path, { ...init, headers });
+  } catch {
+    return { ok: false, message: 'Could not reach the gateway. Check your connection and try again.' };
+  }
+  if (response.status === 204) return { ok: true, value: undefined as T };
+  const body: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (body as { error?: unknown } | null)?.error;
+    return { ok: false, message: typeof error === 'string' ? error : `The gateway answered ${response.status}.` };
+  }
+  return { ok: true, value: body as T };
+}
+
+const linksPath = (workspaceId: string) => `/api/workspaces/${encodeURIComponent(workspaceId)}/links`;
+
+export async function listLinks(workspaceId: string, token: string): Promise<ApiResult<LinkInfo[]>> {
+  const result = await call<{ links: LinkInfo[] }>(linksPath(workspaceId), { method: 'GET' }, token);
+  return result.ok ? { ok: true, value: result.value.links } : result;
+}
+
+export function createLink(
+  workspaceId: string,
+  token: string,
+  request: { role: 'editor' | 'viewer'; label?: string; expiresInMs: number | null },
+): Promise<ApiResult<{ link: LinkInfo; url: string }>> {
+  return call(linksPath(workspaceId), { method: 'POST', body: JSON.stringify(request) }, token);
+}
+
+export function revokeLink(workspaceId: string, token: string, linkId: string): Promise<ApiResult<void>> {
+  return call(`${linksPath(workspaceId)}/${encodeURIComponent(linkId)}`, { method: 'DELETE' }, token);
+}
+
+/** Creates a workspace; `seed: 'demo'` starts it with the demo project instead of a README. */
+export function createWorkspace(request: { name?: string; seed?: 'demo' }): Promise<ApiResult<{ workspaceId: string; url: string }>> {
+  return call('/api/workspaces', { method: 'POST', body: JSON.stringify(request) });
+}

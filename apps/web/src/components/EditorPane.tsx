@@ -1,0 +1,60 @@
+import { useEffect, useRef } from 'react';
+import { EditorController } from '../editor/EditorController';
+import { monaco } from '../editor/monacoSetup';
+import { requireClient, useConnection } from '../stores/connectionStore';
+import { useWorkspace } from '../stores/workspaceStore';
+
+/** The one Monaco editor of the tab. Tabs switch its model; see EditorController. */
+export function EditorPane() {
+  const container = useRef<HTMLDivElement>(null);
+  const hasActive = useWorkspace((s) => s.activeFileId !== null);
+  const indexSynced = useWorkspace((s) => s.indexSynced);
+  const closed = useConnection((s) => s.status.kind === 'closed');
+
+  useEffect(() => {
+    const element = container.current;
+    if (!element) return;
+    const editor = monaco.editor.create(element, {
+      model: null,
+      theme: 'flint-dark',
+      automaticLayout: true,
+      fontFamily: "'JetBrains Mono', 'Fira Code', 'Cascadia Code', Menlo, Consolas, 'DejaVu Sans Mono', monospace",
+      fontSize: 13,
+      lineHeight: 20,
+      minimap: { enabled: false },
+      scrollBeyondLastLine: false,
+      renderLineHighlight: 'line',
+      smoothScrolling: true,
+      cursorBlinking: 'smooth',
+      fixedOverflowWidgets: true,
+      padding: { top: 8 },
+      tabSize: 2,
+      stickyScroll: { enabled: false },
+    });
+    const controller = new EditorController(editor, requireClient());
+    return () => {
+      controller.dispose();
+      editor.dispose();
+    };
+  }, []);
+
+  return (
+    <div className="editor-pane">
+      <div ref={container} className="editor-host" data-testid="editor" />
+      {!hasActive && (
+        <div className="editor-empty">
+          {indexSynced ? (
+            <>
+              <p>No file is open.</p>
+              <p className="muted">
+                Pick one in the tree, or press <kbd>Ctrl</kbd>+<kbd>P</kbd> to find a file.
+              </p>
+            </>
+          ) : (
+            <p className="muted">{closed ? 'This workspace could not be opened.' : 'Opening workspace…'}</p>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,284 @@
+import { parentPath } from '@flint/protocol';
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { buildTree, visibleRows, type TreeNode } from '../fileTree/buildTree';
+import { selectCanEdit, useConnection } from '../stores/connectionStore';
+import { usePresence } from '../stores/presenceStore';
+import {
+  createEntry,
+  deleteEntry,
+  moveEntry,
+  openFile,
+  renameEntry,
+  selectActivePath,
+  useWorkspace,
+} from '../stores/workspaceStore';
+import { Icon } from './Icon';
+import { TreeNameInput } from './TreeNameInput';
+import { TreeRow } from './TreeRow';
+
+type Editing = { mode: 'create'; kind: 'file' | 'folder'; parent: string } | { mode: 'rename'; node: TreeNode };
+
+const dragType = 'application/x-flint-path';
+const noColors: readonly string[] = [];
+
+function join(folder: string, name: string): string {
+  return folder === '' ? name : `${folder}/${name}`;
+}
+
+/** The workspace's files: create, rename (F2, double-click), delete, and drag onto folders to move. */
+export function FileTree() {
+  const entries = useWorkspace((s) => s.entries);
+  const indexSynced = useWorkspace((s) => s.indexSynced);
+  const activePath = useWorkspace(selectActivePath);
+  const createRequest = useWorkspace((s) => s.createRequest);
+  const canEdit = useConnection(selectCanEdit);
+  const closed = useConnection((s) => s.status.kind === 'closed');
+  const peers = usePresence((s) => s.peers);
+
+  const tree = useMemo(() => buildTree(entries), [entries]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [dropTarget, setDropTarget] = useState<string | null>(null);
+  const dragged = useRef<string | null>(null);
+  const treeRef = useRef<HTMLDivElement>(null);
+
+  const peerColors = useMemo(() => {
+    const byPath = new Map<string, string[]>();
+    for (const peer of peers) {
+      if (peer.activeFile === null) continue;
+      byPath.set(peer.activeFile, [...(byPath.get(peer.activeFile) ?? []), peer.user.color]);
+    }
+    return byPath;
+  }, [peers]);
+
+  useEffect(() => {
+    if (activePath !== null) setSelected(activePath);
+  }, [activePath]);
+
+  const expand = useCallback((folder: string) => {
+    setCollapsed((current) => {
+      const next = new Set(current);
+      for (let path = folder; path !== ''; path = parentPath(path)) next.delete(path);
+      return next;
+    });
+  }, []);
+
+  const startCreate = useCallback(
+    (kind: 'file' | 'folder') => {
+      if (!canEdit) return;
+      const node = rows.find((row) => row.node.path === selected)?.node;
+      const parent = !node ? '' : node.kind === 'folder' ? node.path : parentPath(node.path);
+      expand(parent);
+      setEditing({ mode: 'create', kind, parent });
+    },
+    [canEdit, rows, selected, expand],
+  );
+
+  useEffect(() => {
+    if (createRequest) startCreate(createRequest.kind);
+    // Only a new request starts naming; startCreate changes with every selection.
+  }, [createRequest]);
+
+  const toggle = useCallback((path: string) => {
+    setCollapsed((current) => {
+      const next = new Set(current);
+      if (!next.delete(path)) next.add(path);
+      return next;
+    });
+  }, []);
+
+  const onClick = useCallback(
+    (node: TreeNode) => {
+      setSelected(node.path);
+      if (node.kind === 'file') openFile(node.path);
+      else toggle(node.path);
+    },
+    [toggle],
+  );
+
+  const onRename = useCallback((node: TreeNode) => setEditing({ mode: 'rename', node }), []);
+
+  const onDelete = useCallback((node: TreeNode) => {
+    const what = node.kind === 'folder' ? `the folder "${node.path}" and everything in it` : `"${node.path}"`;
+    if (window.confirm(`Delete ${what}? This cannot be undone.`)) void deleteEntry(node.path);
+  }, []);
+
+  const onDragStart = useCallback((node: TreeNode, event: DragEvent) => {
+    dragged.current = node.path;
+    event.dataTransfer.setData(dragType, node.path);
+    event.dataTransfer.effectAllowed = 'move';
+  }, []);
+
+  /** Dropping on a file moves into that file's folder; on a folder, into the folder. */
+  const folderOf = (node: TreeNode | null) => (node === null ? '' : node.kind === 'folder' ? node.path : parentPath(node.path));
+
+  const onDragOver = useCallback((node: TreeNode | null, event: DragEvent) => {
+    if (!dragged.current || !event.dataTransfer.types.includes(dragType)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    event.dataTransfer.dropEffect = 'move';
+    setDropTarget(folderOf(node));
+  }, []);
+
+  const onDrop = useCallback(
+    (node: TreeNode | null, event: DragEvent) => {
+      const from = event.dataTransfer.getData(dragType) || dragged.current;
+      event.preventDefault();
+      event.stopPropagation();
+      dragged.current = null;
+      setDropTarget(null);
+      if (!from) return;
+      const folder = folderOf(node);
+      expand(folder);
+      void moveEntry(from, folder);
+    },
+    [expand],
+  );
+
+  const commitCreate = (parent: string, kind: 'file' | 'folder') => async (name: string) => {
+    const error = await createEntry(join(parent, name), kind);
+    if (error === null) {
+      setEditing(null);
+      setSelected(join(parent, name));
+      // A new file is for typing into (createEntry focused the editor); a folder, for more files.
+      if (kind === 'folder') treeRef.current?.focus();
+    }
+    return error;
+  };
+
+  const commitRename = (node: TreeNode) => async (name: string) => {
+    const to = join(parentPath(node.path), name);
+    const error = await renameEntry(node.path, to);
+    if (error === null) {
+      setEditing(null);
+      setSelected(to);
+      treeRef.current?.focus();
+    }
+    return error;
+  };
+
+  const cancel = () => {
+    setEditing(null);
+    treeRef.current?.focus();
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    const index = rows.findIndex((row) => row.node.path === selected);
+    const node = rows[index]?.node;
+    const select = (to: number) => {
+      const row = rows[Math.max(0, Math.min(rows.length - 1, to))];
+      if (!row) return;
+      setSelected(row.node.path);
+      treeRef.current?.querySelector(`[data-path="${CSS.escape(row.node.path)}"]`)?.scrollIntoView({ block: 'nearest' });
+    };
+    const isFolder = node?.kind === 'folder';
+    const isOpen = node !== undefined && !collapsed.has(node.path);
+    let action: (() => void) | null = null;
+    switch (event.key) {
+      case 'ArrowDown':
+        action = () => select(index + 1);
+        break;
+      case 'ArrowUp':
+        action = () => select(index === -1 ? rows.length - 1 : index - 1);
+        break;
+      case 'ArrowRight':
+        if (node && isFolder && !isOpen) action = () => toggle(node.path);
+        break;
+      case 'ArrowLeft':
+        if (node && isFolder && isOpen) action = () => toggle(node.path);
+        else if (node && parentPath(node.path) !== '') action = () => setSelected(parentPath(node.path));
+        break;
+      case 'Enter':
+        if (node?.kind === 'file') action = () => openFile(node.path, { focus: true });
+        else if (node) action = () => toggle(node.path);
+        break;
+      case 'F2':
+        if (node && canEdit) action = () => onRename(node);
+        break;
+      case 'Delete':
+        if (node && canEdit) action = () => onDelete(node);
+        break;
+    }
+    if (action === null) return;
+    event.preventDefault();
+    action();
+  };
+
+  const createInput = (parent: string, depth: number) =>
+    editing?.mode === 'create' && editing.parent === parent ? (
+      <TreeNameInput
+        key={`create:${parent}`}
+        initial=""
+        depth={depth}
+        kind={editing.kind}
+        onCommit={commitCreate(parent, editing.kind)}
+        onCancel={cancel}
+      />
+    ) : null;
+
+  return (
+    <nav className="sidebar" aria-label="Files">
+      <div className="sidebar-header">
+        <span className="sidebar-title">Files</span>
+        {canEdit && (
+          <span className="sidebar-actions">
+            <button type="button" className="icon-button" data-testid="new-file-button" title="New file (Alt+N)" aria-label="New file" onClick={() => startCreate('file')}>
+              <Icon name="newFile" />
+            </button>
+            <button type="button" className="icon-button" data-testid="new-folder-button" title="New folder (Alt+Shift+N)" aria-label="New folder" onClick={() => startCreate('folder')}>
+              <Icon name="newFolder" />
+            </button>
+          </span>
+        )}
+      </div>
+      <div
+        ref={treeRef}
+        className={dropTarget === '' ? 'tree tree--drop' : 'tree'}
+        data-testid="file-tree"
+        role="tree"
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+        onDragOver={(event) => onDragOver(null, event)}
+        onDragLeave={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropTarget(null);
+        }}
+        onDrop={(event) => onDrop(null, event)}
+        onDragEnd={() => {
+          dragged.current = null;
+          setDropTarget(null);
+        }}
+      >
+        {createInput('', 0)}
+        {rows.map(({ node, depth }) =>
+          editing?.mode === 'rename' && editing.node.path === node.path ? (
+            <TreeNameInput key={`rename:${node.path}`} initial={node.name} depth={depth} kind={node.kind} onCommit={commitRename(node)} onCancel={cancel} />
+          ) : (
+            <Fragment key={node.path}>
+              <TreeRow
+                node={node}
+                depth={depth}
+                active={node.path === activePath}
+                selected={node.path === selected}
+                expanded={!collapsed.has(node.path)}
+                dropTarget={node.kind === 'folder' && dropTarget === node.path}
+                canEdit={canEdit}
+                peerColors={peerColors.get(node.path) ?? noColors}
+                onClick={onClick}
+                onRename={onRename}
+                onDelete={onDelete}
+                onDragStart={onDragStart}
+                onDragOver={onDragOver}
+                onDrop={onDrop}
+              />
+              {node.kind === 'folder' && createInput(node.path, depth + 1)}
+            </Fragment>
+          ),
+        )}
+        {indexSynced && rows.length === 0 && !editing && <div className="tree-empty">No files yet.{canEdit && ' Press Alt+N to create one.'}</div>}
+        {!indexSynced && !closed && <div className="tree-empty">Loading files…</div>}
+      </div>
+    </nav>
+  );
+}

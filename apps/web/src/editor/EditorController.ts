@@ -1,0 +1,183 @@
+import type { FlintClient } from '@flint/client';
+import { selectCanEdit, useConnection } from '../stores/connectionStore';
+import { useEditorStatus } from '../stores/editorStore';
+import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
+import { openFile, useWorkspace } from '../stores/workspaceStore';
+import { DiagnosticsRefresher } from './DiagnosticsRefresher';
+import { FollowController } from './FollowController';
+import { ModelRegistry, pathOfUri } from './ModelRegistry';
+import { monaco } from './monacoSetup';
+import { RemoteCursorStyles } from './RemoteCursorStyles';
+
+/**
+ * Drives the one Monaco editor from the stores: which model it shows (tabs switch models and
+ * keep each tab's view state), whether it is read-only, and what the status bar reports.
+ * Lives outside React so that typing never re-renders a component.
+ */
+export class EditorController {
+  private readonly registry: ModelRegistry;
+  private readonly cursorStyles = new RemoteCursorStyles();
+  private readonly follow: FollowController;
+  private readonly diagnostics: DiagnosticsRefresher;
+  private readonly viewStates = new Map<string, monaco.editor.ICodeEditorViewState | null>();
+  private shownFileId: string | null = null;
+  private readonly disposers: Array<() => void> = [];
+
+  constructor(
+    private readonly editor: monaco.editor.IStandaloneCodeEditor,
+    client: FlintClient,
+  ) {
+    this.registry = new ModelRegistry(client, editor, usePresence.getState().self, {
+      onOpen: (handle) => this.cursorStyles.track(handle),
+      onClose: (handle) => this.cursorStyles.untrack(handle),
+      onModelWillChange: (fileId) => {
+        if (fileId === this.shownFileId) this.viewStates.set(fileId, editor.saveViewState());
+      },
+    });
+    const sync = () => {
+      const { pathById, tabs } = useWorkspace.getState();
+      this.registry.reconcile(pathById, tabs);
+      this.showActive();
+    };
+    sync();
+    this.disposers.push(
+      useWorkspace.subscribe((state, previous) => {
+        if (state.pathById !== previous.pathById || state.tabs !== previous.tabs || state.activeFileId !== previous.activeFileId) sync();
+        if (state.editorFocusRequest !== previous.editorFocusRequest) editor.focus();
+      }),
+      usePresence.subscribe((state, previous) => {
+        if (state.self !== previous.self) this.registry.setUser(state.self);
+      }),
+      useConnection.subscribe((state, previous) => {
+        this.applyReadOnly();
+        if (state.status.kind !== 'open' && previous.status.kind === 'open') {
+          for (const handle of this.registry.handles()) forgetRemotePresence(handle);
+        } else if (state.status.kind === 'open' && previous.status.kind !== 'open') {
+          for (const handle of this.registry.handles()) reannouncePresence(handle);
+        }
+      }),
+    );
+    this.applyReadOnly();
+    this.follow = new FollowController(editor, this.registry);
+    this.diagnostics = new DiagnosticsRefresher(editor);
+    this.trackStatus();
+    this.handleCrossFileNavigation();
+  }
+
+  private showActive(): void {
+    const { activeFileId } = useWorkspace.getState();
+    const model = activeFileId === null ? null : this.registry.modelFor(activeFileId);
+    if (this.editor.getModel() === model) return;
+    if (this.shownFileId !== null && this.editor.getModel() !== null) {
+      this.viewStates.set(this.shownFileId, this.editor.saveViewState());
+      this.registry.clearSelection(this.shownFileId);
+    }
+    this.editor.setModel(model);
+    this.shownFileId = model ? activeFileId : null;
+    if (model && activeFileId !== null) {
+      const viewState = this.viewStates.get(activeFileId);
+      if (viewState) this.editor.restoreViewState(viewState);
+      this.registry.redrawCursors(activeFileId);
+      const handle = this.registry.handleFor(activeFileId);
+      // Typing into a file before its content arrives would put the text in odd places.
+      if (handle && !handle.synced) {
+        void handle.whenSynced().then(() => {
+          this.applyReadOnly();
+          // The content arrived as one insert and pushed the cursor to its end; start at the top.
+          if (!viewState && this.editor.getModel() === model) this.editor.setPosition({ lineNumber: 1, column: 1 });
+        });
+      }
+    }
+    this.applyReadOnly();
+    this.reportModel();
+  }
+
+  private applyReadOnly(): void {
+    const connection = useConnection.getState();
+    const { activeFileId } = useWorkspace.getState();
+    const loading = activeFileId !== null && this.registry.handleFor(activeFileId)?.synced === false;
+    const readOnly = !selectCanEdit(connection) || loading;
+    if (this.editor.getOption(monaco.editor.EditorOption.readOnly) === readOnly) return;
+    const message =
+      connection.role === 'viewer'
+        ? 'You are viewing this workspace. Ask for an editor link to make changes.'
+        : connection.status.kind === 'closed'
+          ? 'This tab is disconnected for good; see the banner above.'
+          : 'This file is still loading.';
+    this.editor.updateOptions({ readOnly, readOnlyMessage: { value: message } });
+  }
+
+  private trackStatus(): void {
+    const cursor = this.editor.onDidChangeCursorSelection((event) => {
+      const model = this.editor.getModel();
+      const selection = event.selection;
+      useEditorStatus.setState({
+        line: selection.positionLineNumber,
+        column: selection.positionColumn,
+        selectedChars: model && !selection.isEmpty() ? model.getValueLengthInRange(selection) : 0,
+      });
+    });
+    const markers = monaco.editor.onDidChangeMarkers((uris) => {
+      const model = this.editor.getModel();
+      if (model && uris.some((uri) => uri.toString() === model.uri.toString())) this.reportMarkers(model);
+    });
+    this.disposers.push(
+      () => cursor.dispose(),
+      () => markers.dispose(),
+    );
+  }
+
+  private reportModel(): void {
+    const model = this.editor.getModel();
+    if (!model) {
+      useEditorStatus.setState({ languageName: null, errors: 0, warnings: 0 });
+      return;
+    }
+    const position = this.editor.getPosition();
+    if (position) useEditorStatus.setState({ line: position.lineNumber, column: position.column, selectedChars: 0 });
+    const id = model.getLanguageId();
+    const language = monaco.languages.getLanguages().find((l) => l.id === id);
+    useEditorStatus.setState({ languageName: language?.aliases?.[0] ?? id });
+    this.reportMarkers(model);
+  }
+
+  private reportMarkers(model: monaco.editor.ITextModel): void {
+    let errors = 0;
+    let warnings = 0;
+    for (const marker of monaco.editor.getModelMarkers({ resource: model.uri })) {
+      if (marker.severity === monaco.MarkerSeverity.Error) errors++;
+      else if (marker.severity === monaco.MarkerSeverity.Warning) warnings++;
+    }
+    useEditorStatus.setState({ errors, warnings });
+  }
+
+  /** Go to definition into another workspace file opens its tab (Monaco alone stays put). */
+  private handleCrossFileNavigation(): void {
+    const opener = monaco.editor.registerEditorOpener({
+      openCodeEditor: (_source, resource, selectionOrPosition) => {
+        const path = pathOfUri(resource);
+        if (path === null || useWorkspace.getState().entries.get(path)?.kind !== 'file') return false;
+        openFile(path);
+        if (this.editor.getModel()?.uri.toString() !== resource.toString()) return false;
+        if (selectionOrPosition && 'startLineNumber' in selectionOrPosition) {
+          this.editor.setSelection(selectionOrPosition);
+          this.editor.revealRangeInCenterIfOutsideViewport(selectionOrPosition);
+        } else if (selectionOrPosition) {
+          this.editor.setPosition(selectionOrPosition);
+          this.editor.revealPositionInCenterIfOutsideViewport(selectionOrPosition);
+        }
+        this.editor.focus();
+        return true;
+      },
+    });
+    this.disposers.push(() => opener.dispose());
+  }
+
+  dispose(): void {
+    for (const dispose of this.disposers) dispose();
+    this.follow.dispose();
+    this.diagnostics.dispose();
+    this.registry.dispose();
+    this.cursorStyles.dispose();
+  }
+}

@@ -1,0 +1,136 @@
+import type { DocHandle, FlintClient } from '@flint/client';
+import { FILE_TEXT_KEY } from '@flint/protocol';
+import { MonacoBinding } from 'y-monaco';
+import type { PresenceUser } from '../stores/presenceStore';
+import { monaco } from './monacoSetup';
+
+/** Files the TypeScript worker must see even when no tab shows them, so imports resolve. */
+const codeFile = /\.(?:[cm]?[jt]sx?)$/;
+
+export function isCodeFile(path: string): boolean {
+  return codeFile.test(path);
+}
+
+export function uriOf(path: string): monaco.Uri {
+  return monaco.Uri.from({ scheme: 'file', path: '/' + path });
+}
+
+/** The workspace path of a model uri, or null for models that are not workspace files. */
+export function pathOfUri(uri: monaco.Uri): string | null {
+  return uri.scheme === 'file' && uri.path.length > 1 ? uri.path.slice(1) : null;
+}
+
+interface BoundFile {
+  path: string;
+  handle: DocHandle;
+  model: monaco.editor.ITextModel;
+  binding: MonacoBinding;
+}
+
+export interface ModelRegistryHooks {
+  onOpen(handle: DocHandle): void;
+  onClose(handle: DocHandle): void;
+  /** Called just before the model of a file is replaced (a rename changes its uri). */
+  onModelWillChange(fileId: string): void;
+}
+
+/**
+ * One Monaco model per open file, bound to the file's Y.Doc by y-monaco. A model's uri is its
+ * workspace path ("file:///src/app.ts"), which is what lets the TypeScript worker resolve
+ * "./app" from another file; a rename therefore replaces the model while the doc stays open.
+ */
+export class ModelRegistry {
+  private readonly files = new Map<string, BoundFile>();
+  private user: PresenceUser;
+
+  constructor(
+    private readonly client: FlintClient,
+    private readonly editor: monaco.editor.IStandaloneCodeEditor,
+    user: PresenceUser,
+    private readonly hooks: ModelRegistryHooks,
+  ) {
+    this.user = user;
+  }
+
+  /** Brings the open files in line with the workspace: every code file, plus every open tab. */
+  reconcile(pathById: ReadonlyMap<string, string>, tabs: readonly string[]): void {
+    const wanted = new Map<string, string>();
+    for (const [fileId, path] of pathById) {
+      if (isCodeFile(path) || tabs.includes(fileId)) wanted.set(fileId, path);
+    }
+    for (const fileId of [...this.files.keys()]) {
+      if (!wanted.has(fileId)) this.close(fileId);
+    }
+    // Unbind every moved file before binding any: two files may swap paths in one change.
+    const moved: Array<[string, DocHandle, string]> = [];
+    for (const [fileId, file] of this.files) {
+      const path = wanted.get(fileId);
+      if (path === undefined || path === file.path) continue;
+      this.hooks.onModelWillChange(fileId);
+      file.model.dispose(); // also destroys the binding (y-monaco listens for it)
+      moved.push([fileId, file.handle, path]);
+    }
+    for (const [fileId, handle, path] of moved) this.files.set(fileId, this.bind(handle, path));
+    for (const [fileId, path] of wanted) {
+      if (!this.files.has(fileId)) this.open(fileId, path);
+    }
+  }
+
+  modelFor(fileId: string): monaco.editor.ITextModel | null {
+    return this.files.get(fileId)?.model ?? null;
+  }
+
+  handleFor(fileId: string): DocHandle | null {
+    return this.files.get(fileId)?.handle ?? null;
+  }
+
+  /** Redraws remote cursors of a file; y-monaco only does it when awareness or text changes. */
+  redrawCursors(fileId: string): void {
+    this.files.get(fileId)?.binding._rerenderDecorations();
+  }
+
+  /** Takes this tab's cursor out of a file it no longer shows. */
+  clearSelection(fileId: string): void {
+    this.files.get(fileId)?.handle.awareness.setLocalStateField('selection', null);
+  }
+
+  handles(): DocHandle[] {
+    return [...this.files.values()].map((file) => file.handle);
+  }
+
+  setUser(user: PresenceUser): void {
+    this.user = user;
+    for (const file of this.files.values()) file.handle.awareness.setLocalStateField('user', user);
+  }
+
+  private open(fileId: string, path: string): void {
+    const handle = this.client.openDoc(fileId);
+    handle.awareness.setLocalStateField('user', this.user);
+    this.files.set(fileId, this.bind(handle, path));
+    this.hooks.onOpen(handle);
+  }
+
+  private bind(handle: DocHandle, path: string): BoundFile {
+    const ytext = handle.doc.getText(FILE_TEXT_KEY);
+    const uri = uriOf(path);
+    // A model left at this uri by a file deleted in the same change would make createModel throw.
+    monaco.editor.getModel(uri)?.dispose();
+    const model = monaco.editor.createModel(ytext.toString(), undefined, uri);
+    model.updateOptions({ tabSize: 2, insertSpaces: true });
+    const binding = new MonacoBinding(ytext, model, new Set([this.editor]), handle.awareness);
+    return { path, handle, model, binding };
+  }
+
+  private close(fileId: string): void {
+    const file = this.files.get(fileId);
+    if (!file) return;
+    this.files.delete(fileId);
+    this.hooks.onClose(file.handle);
+    file.model.dispose();
+    this.client.closeDoc(fileId);
+  }
+
+  dispose(): void {
+    for (const fileId of [...this.files.keys()]) this.close(fileId);
+  }
+}

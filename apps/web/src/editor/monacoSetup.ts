@@ -1,0 +1,106 @@
+import * as monaco from 'monaco-editor';
+import CssWorker from 'monaco-editor/language/css/css.worker?worker';
+import HtmlWorker from 'monaco-editor/language/html/html.worker?worker';
+import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
+import TsWorker from 'monaco-editor/language/typescript/ts.worker?worker';
+import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
+
+/**
+ * The one Monaco instance of the app, configured once on import: workers bundled by Vite (no
+ * CDN: Flint runs offline), TypeScript set up for a multi-file workspace, and the Flint theme.
+ * y-monaco resolves to the same module through the alias in vite.config.ts.
+ */
+globalThis.MonacoEnvironment = {
+  getWorker(_workerId: string, label: string): Worker {
+    switch (label) {
+      case 'typescript':
+      case 'javascript':
+        return new TsWorker();
+      case 'json':
+        return new JsonWorker();
+      case 'css':
+      case 'scss':
+      case 'less':
+        return new CssWorker();
+      case 'html':
+      case 'handlebars':
+      case 'razor':
+        return new HtmlWorker();
+      default:
+        return new EditorWorker();
+    }
+  },
+};
+
+const ts = monaco.typescript;
+const compilerOptions: monaco.typescript.CompilerOptions = {
+  target: ts.ScriptTarget.ESNext,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeJs,
+  allowNonTsExtensions: true,
+  allowJs: true,
+  strict: true,
+  jsx: ts.JsxEmit.ReactJSX,
+  esModuleInterop: true,
+  isolatedModules: true,
+};
+
+/**
+ * Packages are not installed in a workspace, so bare imports ("react") would all be errors.
+ * Shorthand ambient modules type them as `any`. Not `declare module '*'`: that would match
+ * "./wrong-path" too. One pattern per first character matches only bare specifiers, so a
+ * wrong relative path or a wrong imported name is still reported.
+ */
+const workspaceAmbient = [
+  ...[...'abcdefghijklmnopqrstuvwxyz@'].map((first) => `declare module '${first}*';`),
+  'declare namespace JSX { interface IntrinsicElements { [element: string]: any } }',
+].join('\n');
+
+for (const defaults of [ts.typescriptDefaults, ts.javascriptDefaults]) {
+  defaults.setCompilerOptions(compilerOptions);
+  // Every workspace file has a model; the worker must see them all to resolve imports.
+  defaults.setEagerModelSync(true);
+  defaults.addExtraLib(workspaceAmbient, 'file:///node_modules/@types/flint-workspace/index.d.ts');
+}
+// Check only the file on screen: markers of hidden files are never shown, and every check of
+// a big workspace costs the worker. DiagnosticsRefresher re-checks it when other files change.
+ts.typescriptDefaults.setDiagnosticsOptions({ onlyVisible: true });
+ts.javascriptDefaults.setDiagnosticsOptions({ onlyVisible: true, noSemanticValidation: true });
+
+monaco.editor.defineTheme('flint-dark', {
+  base: 'vs-dark',
+  inherit: true,
+  rules: [
+    { token: 'comment', foreground: '6a7380', fontStyle: 'italic' },
+    { token: 'keyword', foreground: 'c792ea' },
+    { token: 'string', foreground: 'a5d6a7' },
+    { token: 'number', foreground: 'f6b26b' },
+    { token: 'type', foreground: '7fd1e8' },
+    { token: 'type.identifier', foreground: '7fd1e8' },
+  ],
+  colors: {
+    'editor.background': '#16181d',
+    'editor.foreground': '#d6d9df',
+    'editorLineNumber.foreground': '#3d434d',
+    'editorLineNumber.activeForeground': '#9aa3b2',
+    'editor.lineHighlightBackground': '#1c1f26',
+    'editor.lineHighlightBorder': '#00000000',
+    'editor.selectionBackground': '#2c4a7a99',
+    'editor.inactiveSelectionBackground': '#2c4a7a55',
+    'editorCursor.foreground': '#f5a524',
+    'editorIndentGuide.background1': '#23272f',
+    'editorIndentGuide.activeBackground1': '#3a404b',
+    'editorGutter.background': '#16181d',
+    'editorWidget.background': '#1c1f26',
+    'editorWidget.border': '#2a2f38',
+    'editorSuggestWidget.background': '#1c1f26',
+    'editorSuggestWidget.border': '#2a2f38',
+    'editorHoverWidget.background': '#1c1f26',
+    'editorHoverWidget.border': '#2a2f38',
+    'scrollbarSlider.background': '#ffffff14',
+    'scrollbarSlider.hoverBackground': '#ffffff24',
+    'minimap.background': '#16181d',
+  },
+});
+
+export { monaco };

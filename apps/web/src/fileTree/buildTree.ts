@@ -1,0 +1,63 @@
+import type { IndexEntry } from '@flint/protocol';
+
+export interface TreeNode {
+  path: string;
+  name: string;
+  kind: 'file' | 'folder';
+  children: TreeNode[];
+}
+
+export interface TreeRow {
+  node: TreeNode;
+  depth: number;
+}
+
+/**
+ * The tree of an index: explicit entries plus the folders their paths imply ("src/a.ts" implies
+ * "src"). Folders first, then names in natural order, as in every file explorer.
+ */
+export function buildTree(entries: ReadonlyMap<string, IndexEntry>): TreeNode[] {
+  const root: TreeNode = { path: '', name: '', kind: 'folder', children: [] };
+  const folders = new Map<string, TreeNode>([['', root]]);
+  const folderAt = (path: string): TreeNode => {
+    const existing = folders.get(path);
+    if (existing) return existing;
+    const slash = path.lastIndexOf('/');
+    const parent = folderAt(slash === -1 ? '' : path.slice(0, slash));
+    const node: TreeNode = { path, name: path.slice(slash + 1), kind: 'folder', children: [] };
+    parent.children.push(node);
+    folders.set(path, node);
+    return node;
+  };
+  for (const [path, entry] of entries) {
+    if (entry.kind === 'folder') {
+      folderAt(path);
+      continue;
+    }
+    const slash = path.lastIndexOf('/');
+    folderAt(slash === -1 ? '' : path.slice(0, slash)).children.push({
+      path,
+      name: path.slice(slash + 1),
+      kind: 'file',
+      children: [],
+    });
+  }
+  sortTree(root.children);
+  return root.children;
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+function sortTree(nodes: TreeNode[]): void {
+  nodes.sort((a, b) => (a.kind === b.kind ? collator.compare(a.name, b.name) : a.kind === 'folder' ? -1 : 1));
+  for (const node of nodes) sortTree(node.children);
+}
+
+/** The rows a reader sees: children of collapsed folders are left out. */
+export function visibleRows(nodes: readonly TreeNode[], collapsed: ReadonlySet<string>, depth = 0, out: TreeRow[] = []): TreeRow[] {
+  for (const node of nodes) {
+    out.push({ node, depth });
+    if (node.kind === 'folder' && !collapsed.has(node.path)) visibleRows(node.children, collapsed, depth + 1, out);
+  }
+  return out;
+}

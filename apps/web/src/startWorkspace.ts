@@ -1,0 +1,18 @@
+import { connect } from './stores/connectionStore';
+import { bindPresence } from './stores/presenceStore';
+import { bindWorkspace } from './stores/workspaceStore';
+
+let started: string | null = null;
+
+/**
+ * Opens the tab's connection and wires the stores to it, before any component renders, so
+ * the socket opens while Monaco (a large chunk) is still loading.
+ */
+export function startWorkspace(workspaceId: string, token: string): void {
+  const key = `${workspaceId}#${token}`;
+  if (started === key) return;
+  started = key;
+  const client = connect(workspaceId, token);
+  bindWorkspace(client);
+  bindPresence(client);
+}

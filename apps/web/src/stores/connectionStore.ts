@@ -1,0 +1,61 @@
+import { FlintClient, type ConnectionStatus } from '@flint/client';
+import type { Role } from '@flint/protocol';
+import { create } from 'zustand';
+import { socketUrl } from '../route';
+
+interface ConnectionState {
+  client: FlintClient | null;
+  workspaceId: string | null;
+  /** The link token: it also authorizes the REST calls of the share dialog. */
+  token: string | null;
+  status: ConnectionStatus;
+  rttMs: number | null;
+  /** The role of the last welcome, kept while reconnecting so the UI does not flicker. */
+  role: Role | null;
+  workspaceName: string | null;
+}
+
+export const useConnection = create<ConnectionState>(() => ({
+  client: null,
+  workspaceId: null,
+  token: null,
+  status: { kind: 'connecting', attempt: 0 },
+  rttMs: null,
+  role: null,
+  workspaceName: null,
+}));
+
+/** Opens the tab's one connection to a workspace. Idempotent for the same link. */
+export function connect(workspaceId: string, token: string): FlintClient {
+  const current = useConnection.getState();
+  if (current.client && current.workspaceId === workspaceId && current.token === token) return current.client;
+  current.client?.destroy();
+  const client = new FlintClient({
+    url: socketUrl(window.location),
+    workspaceId,
+    token,
+    createSocket: (url) => new WebSocket(url),
+  });
+  useConnection.setState({ client, workspaceId, token, status: client.status, rttMs: null, role: null });
+  client.onStatus((status) => {
+    if (status.kind === 'open') {
+      useConnection.setState({ status, role: status.role, workspaceName: status.workspaceName });
+      document.title = `${status.workspaceName} — Flint`;
+    } else {
+      useConnection.setState({ status });
+    }
+  });
+  client.onRtt((rttMs) => useConnection.setState({ rttMs }));
+  return client;
+}
+
+export function requireClient(): FlintClient {
+  const { client } = useConnection.getState();
+  if (!client) throw new Error('no workspace connection: connect() runs before the workspace renders');
+  return client;
+}
+
+/** Whether this tab may change files now: an editor or owner, and not closed for good. */
+export function selectCanEdit(state: ConnectionState): boolean {
+  return state.status.kind !== 'closed' && state.role !== null && state.role !== 'viewer';
+}

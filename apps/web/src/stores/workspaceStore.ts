@@ -1,0 +1,174 @@
+import type { FlintClient } from '@flint/client';
+import {
+  baseName,
+  describePathError,
+  INDEX_ENTRIES_KEY,
+  isWithin,
+  validatePath,
+  type IndexEntry,
+} from '@flint/protocol';
+import { create } from 'zustand';
+import { requireClient } from './connectionStore';
+
+interface WorkspaceState {
+  /** The file tree as the gateway wrote it: path → entry. Replaced (never mutated) on change. */
+  entries: ReadonlyMap<string, IndexEntry>;
+  /** fileId → current path; a rename keeps the id, so tabs follow their file. */
+  pathById: ReadonlyMap<string, string>;
+  indexSynced: boolean;
+  /** Open tabs, by file id, in display order. */
+  tabs: readonly string[];
+  activeFileId: string | null;
+  /** The last failed file operation, as a sentence for the user. */
+  notice: string | null;
+  /** Bumped to move keyboard focus into the editor once the active file shows. */
+  editorFocusRequest: number;
+  /** A keyboard shortcut asked the tree to start naming a new entry. */
+  createRequest: { kind: 'file' | 'folder'; nonce: number } | null;
+}
+
+export const useWorkspace = create<WorkspaceState>(() => ({
+  entries: new Map(),
+  pathById: new Map(),
+  indexSynced: false,
+  tabs: [],
+  activeFileId: null,
+  notice: null,
+  createRequest: null,
+  editorFocusRequest: 0,
+}));
+
+export function selectActivePath(state: WorkspaceState): string | null {
+  return state.activeFileId === null ? null : (state.pathById.get(state.activeFileId) ?? null);
+}
+
+/** Mirrors the index doc into the store for as long as the client lives. */
+export function bindWorkspace(client: FlintClient): void {
+  const map = client.index.doc.getMap<IndexEntry>(INDEX_ENTRIES_KEY);
+  const refresh = () => {
+    const entries = new Map<string, IndexEntry>();
+    const pathById = new Map<string, string>();
+    for (const [path, entry] of map.entries()) {
+      entries.set(path, entry);
+      if (entry.kind === 'file') pathById.set(entry.fileId, path);
+    }
+    useWorkspace.setState((state) => {
+      const tabs = state.tabs.filter((id) => pathById.has(id));
+      let activeFileId = state.activeFileId;
+      if (activeFileId !== null && !pathById.has(activeFileId)) {
+        // The active file was deleted: fall back to its neighbour, like closing the tab.
+        const index = state.tabs.indexOf(activeFileId);
+        activeFileId = tabs[Math.min(index, tabs.length - 1)] ?? null;
+      }
+      return { entries, pathById, tabs, activeFileId };
+    });
+  };
+  map.observe(refresh);
+  refresh();
+  void client.index.whenSynced().then(() => {
+    refresh();
+    useWorkspace.setState({ indexSynced: true });
+    openDefaultFile();
+  });
+}
+
+/** README.md, else the first TypeScript file under src/, else any file: never an empty editor. */
+function openDefaultFile(): void {
+  const { entries, activeFileId } = useWorkspace.getState();
+  if (activeFileId !== null) return;
+  const files = [...entries].filter(([, e]) => e.kind === 'file').map(([path]) => path).sort();
+  const choice =
+    files.find((p) => p === 'README.md') ??
+    files.find((p) => p.startsWith('src/') && /\.tsx?$/.test(p)) ??
+    files[0];
+  if (choice !== undefined) openFile(choice);
+}
+
+/** Opens a file in a tab (or shows its tab); `focus` also moves the keyboard into the editor. */
+export function openFile(path: string, options: { focus?: boolean } = {}): void {
+  const entry = useWorkspace.getState().entries.get(path);
+  if (entry?.kind !== 'file') return;
+  openFileById(entry.fileId, options);
+}
+
+export function openFileById(fileId: string, options: { focus?: boolean } = {}): void {
+  useWorkspace.setState((state) => {
+    if (!state.pathById.has(fileId)) return state;
+    const tabs = state.tabs.includes(fileId) ? state.tabs : [...state.tabs, fileId];
+    const editorFocusRequest = state.editorFocusRequest + (options.focus ? 1 : 0);
+    return { tabs, activeFileId: fileId, editorFocusRequest };
+  });
+}
+
+export function closeTab(fileId: string): void {
+  useWorkspace.setState((state) => {
+    const index = state.tabs.indexOf(fileId);
+    if (index === -1) return state;
+    const tabs = state.tabs.filter((id) => id !== fileId);
+    const activeFileId = state.activeFileId === fileId ? (tabs[Math.min(index, tabs.length - 1)] ?? null) : state.activeFileId;
+    return { tabs, activeFileId };
+  });
+}
+
+export function requestCreate(kind: 'file' | 'folder'): void {
+  useWorkspace.setState({ createRequest: { kind, nonce: Date.now() } });
+}
+
+export function dismissNotice(): void {
+  useWorkspace.setState({ notice: null });
+}
+
+/** Checks a path before asking the gateway; null when it may be sent. */
+export function checkNewPath(path: string): string | null {
+  const error = validatePath(path);
+  if (error) return describePathError(error);
+  if (useWorkspace.getState().entries.has(path) || isImpliedFolder(path)) return `"${path}" already exists.`;
+  return null;
+}
+
+function isImpliedFolder(path: string): boolean {
+  for (const key of useWorkspace.getState().entries.keys()) if (key.startsWith(path + '/')) return true;
+  return false;
+}
+
+/** Resolves to null on success, or the sentence to show the user. */
+async function runFileOp(op: Parameters<FlintClient['request']>[0]): Promise<string | null> {
+  const result = await requireClient().request(op);
+  return result.ok ? null : result.message;
+}
+
+/** For operations with no input field to show their error in. */
+function notifyFailure(error: string | null): string | null {
+  if (error !== null) useWorkspace.setState({ notice: error });
+  return error;
+}
+
+export async function createEntry(path: string, kind: 'file' | 'folder'): Promise<string | null> {
+  const problem = checkNewPath(path);
+  if (problem) return problem;
+  const error = await runFileOp({ type: 'file.create', path, kind });
+  if (error === null && kind === 'file') {
+    // The index update travels before the result, so the entry is normally already here.
+    openFile(path, { focus: true });
+  }
+  return error;
+}
+
+export async function renameEntry(from: string, to: string): Promise<string | null> {
+  if (from === to) return null;
+  const problem = checkNewPath(to);
+  if (problem) return problem;
+  return runFileOp({ type: 'file.rename', from, to });
+}
+
+/** Moves a file or folder into `folder` ('' is the workspace root). */
+export async function moveEntry(path: string, folder: string): Promise<string | null> {
+  if (isWithin(folder, path)) return null; // into itself: nothing sensible to do
+  const to = folder === '' ? baseName(path) : `${folder}/${baseName(path)}`;
+  if (to === path) return null;
+  return notifyFailure(checkNewPath(to) ?? (await runFileOp({ type: 'file.rename', from: path, to })));
+}
+
+export async function deleteEntry(path: string): Promise<string | null> {
+  return notifyFailure(await runFileOp({ type: 'file.delete', path }));
+}
