@@ -1,3 +1,5 @@
 export * from './FakeClock';
 export * from './MemorySocketPair';
 export * from './seededRandom';
+export * from './gguf';
+export * from './fakeProviders';

@@ -1,0 +1,190 @@
+/**
+ * What only the Responses adapter does: continuation with previous_response_id, reconnecting
+ * after the server's connection cap, one response per socket, and the SSE fallback.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultFakeText, FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
+import type { ModelMessage, ModelRequest } from './ModelProvider';
+import { collectEvents } from './providerContract';
+import { ResponsesProvider, type ResponsesOptions } from './ResponsesProvider';
+
+const system: ModelMessage = { role: 'system', content: 'You are Flint.' };
+const firstUser: ModelMessage = { role: 'user', content: 'Write a function.' };
+
+function turn(threadId: string, ...messages: ModelMessage[]): ModelRequest {
+  return { model: 'fake-model', messages, maxOutputTokens: 64, threadId };
+}
+
+/** The second turn of a thread whose first answer was `defaultFakeText`. */
+function followUp(threadId: string, content = 'Now add tests.'): ModelRequest {
+  return turn(threadId, system, firstUser, { role: 'assistant', content: defaultFakeText }, { role: 'user', content });
+}
+
+describe('ResponsesProvider', () => {
+  let server: FakeOpenAIServer;
+  let provider: ResponsesProvider;
+
+  beforeAll(async () => {
+    server = await FakeOpenAIServer.start();
+  });
+  afterEach(async () => {
+    await provider?.close();
+    server.refuseUpgradeStatus = null;
+    server.respondWith({});
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  function use(options: Partial<ResponsesOptions> = {}): ResponsesProvider {
+    provider = new ResponsesProvider({ baseUrl: server.baseUrl, apiKey: 'sk-test', transport: 'websocket', ...options });
+    return provider;
+  }
+
+  async function ok(request: ModelRequest): Promise<void> {
+    const { text, error } = await collectEvents(provider, request);
+    expect(error).toBeNull();
+    expect(text).toBe(defaultFakeText);
+  }
+
+  const lastBody = () => server.requests.at(-1)!.body;
+
+  it('opens the socket with the key on the upgrade and sends response.create without transport fields', async () => {
+    use();
+    await ok(turn('t0', system, firstUser));
+    const sent = server.requests.at(-1)!;
+    expect(sent.transport).toBe('ws');
+    expect(sent.headers.authorization).toBe('Bearer sk-test');
+    expect(sent.body).toMatchObject({ type: 'response.create', model: 'fake-model', input: [system, firstUser], max_output_tokens: 64, store: false });
+    expect(sent.body).not.toHaveProperty('stream');
+  });
+
+  it('sends only the new messages with previous_response_id on the next turn of a thread', async () => {
+    use();
+    await ok(turn('t1', system, firstUser));
+    await ok(followUp('t1'));
+    expect(lastBody().previous_response_id).toMatch(/^resp_/);
+    expect(lastBody().input).toEqual([{ role: 'user', content: 'Now add tests.' }]);
+    await ok(turn('t1-other', system, firstUser));
+    expect(lastBody().previous_response_id).toBeUndefined();
+  });
+
+  it('sends the full input when the thread history no longer extends the last response (context trimmed)', async () => {
+    use();
+    await ok(turn('t2', system, firstUser));
+    await ok(turn('t2', system, { role: 'user', content: 'Something else entirely.' }));
+    expect(lastBody().previous_response_id).toBeUndefined();
+    expect(lastBody().input).toHaveLength(2);
+  });
+
+  it('resends the full input once when the server says previous_response_not_found', async () => {
+    use();
+    await ok(turn('t3', system, firstUser));
+    server.forgetResponses();
+    const before = server.requests.length;
+    await ok(followUp('t3'));
+    const [rejected, retried] = server.requests.slice(before);
+    expect(rejected!.outcome).toBe('refused');
+    expect(rejected!.body.previous_response_id).toMatch(/^resp_/);
+    expect(retried!.body.previous_response_id).toBeUndefined();
+    expect(retried!.body.input).toHaveLength(4);
+  });
+
+  it('reconnects transparently after the server closed the socket between responses', async () => {
+    use();
+    await ok(turn('t4', system, firstUser));
+    const sockets = server.wsConnections;
+    server.closeWebSockets();
+    await server.waitFor((s) => s.openWebSocketCount === 0);
+    await ok(followUp('t4'));
+    expect(server.wsConnections).toBe(sockets + 1);
+    // With store: false the previous response lived only in the closed connection's memory.
+    expect(lastBody().previous_response_id).toBeUndefined();
+  });
+
+  it('reconnects and resends when a response.create is refused with websocket_connection_limit_reached', async () => {
+    use();
+    await ok(turn('t5', system, firstUser));
+    server.expireWebSockets();
+    const sockets = server.wsConnections;
+    await ok(followUp('t5'));
+    expect(server.wsConnections).toBe(sockets + 1);
+    expect(server.requests.at(-2)!.outcome).toBe('refused');
+  });
+
+  it('with store: true continues a thread on a new socket too', async () => {
+    use({ store: true });
+    await ok(turn('t6', system, firstUser));
+    server.closeWebSockets();
+    await server.waitFor((s) => s.openWebSocketCount === 0);
+    await ok(followUp('t6'));
+    expect(lastBody().previous_response_id).toMatch(/^resp_/);
+  });
+
+  it('runs concurrent requests on separate sockets, one response per socket', async () => {
+    use();
+    server.respondWith({ delayMs: 2 });
+    const sockets = server.wsConnections;
+    await Promise.all([ok(turn('a', firstUser)), ok(turn('b', firstUser)), ok(turn('c', firstUser))]);
+    expect(server.wsConnections - sockets).toBe(3);
+    expect(server.requests.slice(-3).every((r) => r.outcome === 'completed')).toBe(true);
+  });
+
+  it('queues requests beyond maxSockets instead of opening more', async () => {
+    use({ maxSockets: 1 });
+    server.respondWith({ delayMs: 1 });
+    const sockets = server.wsConnections;
+    await Promise.all([ok(turn('a', firstUser)), ok(turn('b', firstUser))]);
+    expect(server.wsConnections - sockets).toBe(1);
+  });
+
+  it('cancels by closing the socket, and has a fresh socket ready for the next request', async () => {
+    use();
+    server.respondOnceWith({ fault: fakeFaults.stall(1) });
+    const controller = new AbortController();
+    for await (const event of provider.stream(turn('t7', firstUser), controller.signal)) {
+      if (event.type === 'text') controller.abort();
+    }
+    await server.waitFor((s) => s.requests.at(-1)!.outcome === 'client-closed');
+    await server.waitFor((s) => s.openWebSocketCount === 1);
+    const sockets = server.wsConnections;
+    await ok(turn('t7', firstUser));
+    expect(server.wsConnections).toBe(sockets);
+  });
+
+  it("falls back to SSE in 'auto' when the upgrade is refused, and retries the socket after webSocketRetryMs", async () => {
+    const clock = new FakeClock();
+    use({ transport: 'auto', clock, webSocketRetryMs: 60_000 });
+    server.refuseUpgradeStatus = 404;
+    await ok(turn('t8', firstUser));
+    expect(server.requests.at(-1)).toMatchObject({ transport: 'http', path: '/v1/responses' });
+    expect(lastBody().stream).toBe(true);
+    const sockets = server.wsConnections;
+    server.refuseUpgradeStatus = null;
+    await ok(turn('t8', firstUser));
+    expect(server.requests.at(-1)!.transport).toBe('http');
+    clock.advance(60_000);
+    await ok(turn('t8', firstUser));
+    expect(server.requests.at(-1)!.transport).toBe('ws');
+    expect(server.wsConnections).toBe(sockets + 1);
+  });
+
+  it("reports a refused key on the upgrade as auth instead of falling back", async () => {
+    use({ transport: 'auto' });
+    server.refuseUpgradeStatus = 401;
+    expect((await collectEvents(provider, turn('t9', firstUser))).error).toMatchObject({ code: 'auth' });
+  });
+
+  it("reports a refused upgrade as an error in 'websocket' mode", async () => {
+    use({ transport: 'websocket' });
+    server.refuseUpgradeStatus = 404;
+    expect((await collectEvents(provider, turn('t10', firstUser))).error).toMatchObject({ code: 'not_configured' });
+  });
+
+  it('over SSE with store: true, continues a thread with previous_response_id', async () => {
+    use({ transport: 'sse', store: true });
+    await ok(turn('t11', system, firstUser));
+    await ok(followUp('t11'));
+    expect(lastBody()).toMatchObject({ previous_response_id: expect.stringMatching(/^resp_/), input: [{ role: 'user', content: 'Now add tests.' }] });
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * OpenAI Responses API over persistent WebSockets (`wss://…/v1/responses`, `response.create`),
+ * with HTTP SSE (`POST /v1/responses`, `stream: true`) as the fallback transport.
+ *
+ * - Continuation: a follow-up in the same `threadId` sends only the new messages with
+ *   `previous_response_id`; if the server no longer has that response
+ *   (`previous_response_not_found`) the full input is sent once more.
+ * - Concurrency: one response per socket (the WebSocket mode is sequential per connection); a
+ *   second concurrent request opens a second socket, up to `maxSockets`, then queues.
+ * - Cancellation closes the socket: the WebSocket mode documents no cancel event for a response
+ *   (`response.cancel` belongs to the Realtime API), and a closed connection reliably stops
+ *   generation. A replacement socket is opened in the background.
+ * - Reconnection: a socket the server closed (its 60-minute cap) leaves the pool; a request whose
+ *   socket closes before any event, or that is refused with `websocket_connection_limit_reached`,
+ *   is retried on a fresh socket.
+ * - Not supported by the Responses API, so ignored: `request.stop` and `request.prediction`.
+ */
+import type http from 'node:http';
+import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
+import { providerErrorFromWire, retryAfterMsFromHeaders, WireProviderError } from './providerErrorFromWire';
+import { finishedEvents, readResponsesEvent, type ResponsesStep } from './readResponsesEvent';
+import { ResponsesSocket, socketClosed, socketGarbage, socketIdle, UpgradeRefused } from './ResponsesSocket';
+import { ResponsesSocketPool } from './ResponsesSocketPool';
+import { ResponsesThreads, type InputPlan } from './ResponsesThreads';
+import { keepAliveAgentFor, SseStream } from './SseStream';
+
+export interface ResponsesOptions {
+  /** e.g. "https://api.openai.com/v1"; the WebSocket URL is derived (https → wss). */
+  baseUrl: string;
+  apiKey: string;
+  /** Names this provider in errors, e.g. "openai". Defaults to the host. */
+  name?: string;
+  /** Default 'auto': WebSocket, falling back to SSE when the upgrade is refused (e.g. 404). */
+  transport?: 'websocket' | 'sse' | 'auto';
+  /**
+   * Default false (nothing retained server-side beyond the connection). Then continuation works
+   * only on the socket that produced the previous response; true lets any socket and SSE continue.
+   */
+  store?: boolean;
+  /** Concurrent responses, one socket each. Default 4. */
+  maxSockets?: number;
+  /** No event for this long mid-response fails it as `network`. Default 30 s. */
+  idleTimeoutMs?: number;
+  /** WebSocket handshake limit. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** In 'auto', how long SSE is used after a refused upgrade before WebSocket is tried again. Default 10 min. */
+  webSocketRetryMs?: number;
+  clock?: { now(): number };
+}
+
+type Outcome = 'done' | 'resend-full' | 'reconnect';
+
+export class ResponsesProvider implements ModelProvider {
+  readonly kind = 'openai-responses';
+  private readonly name: string;
+  private readonly httpUrl: URL;
+  private readonly webSocketUrl: string;
+  private readonly headers: Record<string, string>;
+  private readonly agent: http.Agent;
+  private readonly pool: ResponsesSocketPool;
+  private readonly threads = new ResponsesThreads();
+  private readonly transport: 'websocket' | 'sse' | 'auto';
+  private readonly store: boolean;
+  private readonly idleTimeoutMs: number;
+  private readonly clock: { now(): number };
+  private webSocketRefusedAt: number | null = null;
+
+  constructor(private readonly options: ResponsesOptions) {
+    this.httpUrl = new URL(`${options.baseUrl.replace(/\/+$/, '')}/responses`);
+    this.webSocketUrl = this.httpUrl.href.replace(/^http/, 'ws');
+    this.name = options.name ?? this.httpUrl.host;
+    this.headers = { authorization: `Bearer ${options.apiKey}` };
+    this.agent = keepAliveAgentFor(this.httpUrl);
+    this.transport = options.transport ?? 'auto';
+    this.store = options.store ?? false;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
+    this.clock = options.clock ?? Date;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.pool = new ResponsesSocketPool(
+      () => ResponsesSocket.open(this.webSocketUrl, this.headers, connectTimeoutMs, this.name),
+      options.maxSockets ?? 4,
+    );
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+    if (signal.aborted) return;
+    if (this.webSocketAllowed()) {
+      const fallBack = yield* this.overWebSocket(request, signal);
+      if (!fallBack) return;
+    }
+    yield* this.overSse(request, signal);
+  }
+
+  async close(): Promise<void> {
+    this.pool.closeAll();
+    this.agent.destroy();
+  }
+
+  private webSocketAllowed(): boolean {
+    if (this.transport !== 'auto') return this.transport === 'websocket';
+    if (this.webSocketRefusedAt === null) return true;
+    return this.clock.now() - this.webSocketRefusedAt >= (this.options.webSocketRetryMs ?? 600_000);
+  }
+
+  /** Returns true when the caller should fall back to SSE. */
+  private async *overWebSocket(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, boolean, undefined> {
+    let fullInput = false;
+    for (let attempt = 0; ; attempt++) {
+      let socket: ResponsesSocket | null;
+      try {
+        const preferred = this.threads.connectionOf(request.threadId) as ResponsesSocket | null;
+        socket = await this.pool.acquire(preferred, signal);
+      } catch (error) {
+        if (error instanceof UpgradeRefused) return this.onUpgradeRefused(error);
+        throw error;
+      }
+      if (!socket) return false;
+      if (signal.aborted) {
+        // Aborted while the handshake ran: keep the fresh socket, send nothing.
+        this.pool.release(socket);
+        return false;
+      }
+      const outcome = yield* this.responseOn(socket, request, signal, fullInput);
+      if (outcome === 'done') return false;
+      if (attempt >= 2) throw this.networkError('the WebSocket kept closing before the response started');
+      if (outcome === 'resend-full') fullInput = true;
+    }
+  }
+
+  private onUpgradeRefused(refused: UpgradeRefused): boolean {
+    const error = providerErrorFromWire(
+      { status: refused.status, retryAfterMs: retryAfterMsFromHeaders(refused.headers, this.clock.now()) },
+      this.name,
+    );
+    // A bad key or a rate limit would refuse SSE just the same: report it instead.
+    const sameOverHttp = error.code === 'auth' || error.code === 'rate_limited' || error.code === 'quota';
+    if (this.transport !== 'auto' || sameOverHttp) throw error;
+    this.webSocketRefusedAt = this.clock.now();
+    return true;
+  }
+
+  private async *responseOn(
+    socket: ResponsesSocket,
+    request: ModelRequest,
+    signal: AbortSignal,
+    fullInput: boolean,
+  ): AsyncGenerator<ModelEvent, Outcome, undefined> {
+    const plan = fullInput ? { input: request.messages, previousResponseId: null } : this.threads.plan(request, socket);
+    const output: string[] = [];
+    let responseId: string | null = null;
+    let received = false;
+    let terminal = false;
+    const cancel = () => socket.close();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      socket.send({ type: 'response.create', ...this.body(request, plan) });
+      socket.watchIdle(this.idleTimeoutMs);
+      for (;;) {
+        const message = await socket.next();
+        if (signal.aborted) return 'done';
+        if (message === socketClosed) {
+          // Closed before it started on ours: the server's time cap, not a failed response.
+          if (!received) return 'reconnect';
+          throw this.networkError('the WebSocket closed mid-response');
+        }
+        if (message === socketIdle) throw this.networkError(`no data for ${this.idleTimeoutMs} ms`);
+        received = true;
+        const step: ResponsesStep = message === socketGarbage ? { type: 'malformed' } : readResponsesEvent(message, this.name);
+        if (step.type === 'text') {
+          output.push(step.text);
+          yield step;
+          if (signal.aborted) return 'done';
+        } else if (step.type === 'created') {
+          responseId = step.responseId;
+        } else if (step.type === 'finished') {
+          terminal = true;
+          const id = step.responseId ?? responseId;
+          if (id) this.threads.remember(request, id, output.join(''), this.store ? null : socket);
+          yield* finishedEvents(step, signal);
+          return 'done';
+        } else if (step.type === 'failed') {
+          // The server ended this response; the socket itself is still good.
+          terminal = true;
+          const code = step.error.wireCode;
+          if (output.length === 0 && code === 'previous_response_not_found' && plan.previousResponseId) {
+            this.threads.forget(request.threadId);
+            return 'resend-full';
+          }
+          if (output.length === 0 && code === 'websocket_connection_limit_reached') {
+            socket.close();
+            return 'reconnect';
+          }
+          throw step.error;
+        } else if (step.type === 'malformed') {
+          throw this.badResponse();
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', cancel);
+      socket.unwatchIdle();
+      // Unfinished (abort, consumer stopped, error): closing is what stops the generation.
+      if (!terminal) socket.close();
+      this.pool.release(socket);
+      if (signal.aborted) this.pool.prewarm();
+    }
+  }
+
+  private async *overSse(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+    // Without `store`, responses live only in a WebSocket's memory: SSE always sends everything.
+    let plan: InputPlan = this.store ? this.threads.plan(request, null) : { input: request.messages, previousResponseId: null };
+    let stream: SseStream | null;
+    try {
+      stream = await this.openSse(request, plan, signal);
+    } catch (error) {
+      const stale = error instanceof WireProviderError && error.wireCode === 'previous_response_not_found';
+      if (!stale || !plan.previousResponseId) throw error;
+      this.threads.forget(request.threadId);
+      plan = { input: request.messages, previousResponseId: null };
+      stream = await this.openSse(request, plan, signal);
+    }
+    if (!stream) return;
+    const output: string[] = [];
+    let responseId: string | null = null;
+    let terminal = false;
+    try {
+      for await (const event of stream.events()) {
+        let step: ResponsesStep;
+        try {
+          step = readResponsesEvent(JSON.parse(event.data), this.name);
+        } catch {
+          step = { type: 'malformed' };
+        }
+        if (step.type === 'text') {
+          output.push(step.text);
+          yield step;
+          if (signal.aborted) return;
+        } else if (step.type === 'created') {
+          responseId = step.responseId;
+        } else if (step.type === 'finished') {
+          terminal = true;
+          const id = step.responseId ?? responseId;
+          if (id && this.store) this.threads.remember(request, id, output.join(''), null);
+          yield* finishedEvents(step, signal);
+          await stream.finish();
+          return;
+        } else if (step.type === 'failed') {
+          throw step.error;
+        } else if (step.type === 'malformed') {
+          throw this.badResponse();
+        }
+      }
+      if (signal.aborted) return;
+      throw this.networkError('the stream ended before the response completed');
+    } finally {
+      if (terminal) void stream.finish();
+      else stream.destroy();
+    }
+  }
+
+  private openSse(request: ModelRequest, plan: InputPlan, signal: AbortSignal): Promise<SseStream | null> {
+    return SseStream.open({
+      url: this.httpUrl,
+      headers: this.headers,
+      body: { ...this.body(request, plan), stream: true },
+      agent: this.agent,
+      signal,
+      idleTimeoutMs: this.idleTimeoutMs,
+      provider: this.name,
+    });
+  }
+
+  private body(request: ModelRequest, plan: InputPlan): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      model: request.model,
+      // System messages go in `input`, not `instructions`: instructions are not carried over by
+      // `previous_response_id`, input items are.
+      input: plan.input,
+      max_output_tokens: request.maxOutputTokens,
+      store: this.store,
+    };
+    if (plan.previousResponseId) body.previous_response_id = plan.previousResponseId;
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    return body;
+  }
+
+  private networkError(reason: string): ProviderError {
+    return new ProviderError('network', `${this.name}: ${reason} — try again.`, null, this.name);
+  }
+
+  private badResponse(): ProviderError {
+    return new ProviderError('bad_response', `${this.name} sent an event that is not valid Responses JSON.`, null, this.name);
+  }
+}

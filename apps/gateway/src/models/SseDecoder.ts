@@ -1,0 +1,102 @@
+/**
+ * Incremental Server-Sent Events decoding (WHATWG HTML §9.2.6) over raw byte chunks as they
+ * arrive from the socket: an event, a line, a CRLF pair or a multi-byte UTF-8 character may be
+ * split across chunks anywhere.
+ */
+
+export interface SseEvent {
+  /** The `event:` field; '' when the server sent none (the spec's default "message"). */
+  event: string;
+  data: string;
+}
+
+const LF = 10;
+const CR = 13;
+
+export class SseDecoder {
+  // `stream: true` keeps a partial UTF-8 sequence for the next chunk instead of emitting U+FFFD.
+  private readonly utf8 = new TextDecoder('utf-8');
+  /** The unterminated tail of the last chunk. */
+  private partialLine = '';
+  /** A chunk ended in CR: if the next starts with LF, that LF belongs to the same line break. */
+  private skipLeadingLf = false;
+  private eventType = '';
+  private data = '';
+  private hasData = false;
+
+  /** Decodes one chunk; returns the events it completed (usually zero or one per token). */
+  push(chunk: Uint8Array): SseEvent[] {
+    const events: SseEvent[] = [];
+    let text = this.utf8.decode(chunk, { stream: true });
+    if (this.skipLeadingLf && text.length > 0) {
+      if (text.charCodeAt(0) === LF) text = text.slice(1);
+      this.skipLeadingLf = false;
+    }
+    if (this.partialLine.length > 0) {
+      text = this.partialLine + text;
+      this.partialLine = '';
+    }
+    this.scan(text, events);
+    return events;
+  }
+
+  /** The stream ended: per the spec an event without its blank line is dropped. */
+  end(): void {
+    this.utf8.decode();
+    this.partialLine = '';
+    this.data = '';
+    this.hasData = false;
+    this.eventType = '';
+  }
+
+  private scan(text: string, events: SseEvent[]): void {
+    const length = text.length;
+    let start = 0;
+    // Positions of the next CR / LF, searched natively and only again once passed, so a chunk
+    // without any CR costs one indexOf, not one per line.
+    let nextCr = text.indexOf('\r');
+    let nextLf = text.indexOf('\n');
+    while (start < length) {
+      if (nextCr !== -1 && nextCr < start) nextCr = text.indexOf('\r', start);
+      if (nextLf !== -1 && nextLf < start) nextLf = text.indexOf('\n', start);
+      let end: number;
+      if (nextCr === -1) end = nextLf;
+      else if (nextLf === -1) end = nextCr;
+      else end = nextCr < nextLf ? nextCr : nextLf;
+      if (end === -1) {
+        this.partialLine = text.slice(start);
+        return;
+      }
+      this.line(text, start, end, events);
+      start = end + 1;
+      if (text.charCodeAt(end) === CR) {
+        if (start === length) this.skipLeadingLf = true;
+        else if (text.charCodeAt(start) === LF) start++;
+      }
+    }
+  }
+
+  private line(text: string, start: number, end: number, events: SseEvent[]): void {
+    if (start === end) {
+      if (this.hasData) events.push({ event: this.eventType, data: this.data });
+      this.eventType = '';
+      this.data = '';
+      this.hasData = false;
+      return;
+    }
+    const colon = text.indexOf(':', start);
+    if (colon === start) return; // a comment, e.g. a keep-alive ": ping"
+    const fieldEnd = colon === -1 || colon > end ? end : colon;
+    let valueStart = fieldEnd === end ? end : fieldEnd + 1;
+    if (valueStart < end && text.charCodeAt(valueStart) === 32) valueStart++;
+    const fieldLength = fieldEnd - start;
+    if (fieldLength === 4 && text.startsWith('data', start)) {
+      const value = text.slice(valueStart, end);
+      this.data = this.hasData ? `${this.data}\n${value}` : value;
+      this.hasData = true;
+    } else if (fieldLength === 5 && text.startsWith('event', start)) {
+      this.eventType = text.slice(valueStart, end);
+    }
+    // `id` and `retry` only matter to EventSource reconnection, which these streams never use.
+  }
+}

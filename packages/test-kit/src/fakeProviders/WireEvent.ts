@@ -1,0 +1,129 @@
+/**
+ * The events a real OpenAI server streams, as data: Chat Completions chunks and Responses
+ * streaming events. The fake server frames them as SSE or WebSocket messages and injects faults
+ * between them.
+ */
+import { scriptChunks, scriptText, scriptUsage, type FakeScript } from './FakeScript';
+
+export interface WireEvent {
+  /** The SSE `event:` name (Responses events carry their type there too). */
+  name?: string;
+  /** JSON-serialisable payload, or a raw string sent as-is (`[DONE]`). */
+  payload: unknown;
+  /** A text delta: faults are positioned by how many of these went out. */
+  isText: boolean;
+}
+
+const created = 1_700_000_000;
+
+/** Chat Completions chunks; a usage chunk with `choices: []` when the client asked for it. */
+export function chatCompletionWire(script: FakeScript, model: string, includeUsage: boolean): WireEvent[] {
+  const id = 'chatcmpl-fake';
+  const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake' };
+  const usageField = includeUsage ? { usage: null } : {};
+  const events: WireEvent[] = [];
+  const chunk = (choices: unknown, isText: boolean): void => {
+    events.push({ payload: { ...base, choices, ...usageField }, isText });
+    if (script.nullChoices) events.push({ payload: { ...base, choices: null }, isText: false });
+  };
+  chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], false);
+  for (const content of scriptChunks(script)) {
+    chunk([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }], true);
+  }
+  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: script.finishReason ?? 'stop' }], false);
+  if (includeUsage) {
+    const usage = scriptUsage(script);
+    events.push({
+      payload: {
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: usage.inputTokens,
+          completion_tokens: usage.outputTokens,
+          total_tokens: usage.inputTokens + usage.outputTokens,
+          prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
+        },
+      },
+      isText: false,
+    });
+  }
+  events.push({ payload: '[DONE]', isText: false });
+  return events;
+}
+
+/** A Chat Completions error chunk, as vLLM and OpenRouter send when generation fails mid-stream. */
+export function chatCompletionErrorChunk(code: string, message: string): WireEvent {
+  return { payload: { error: { code, message, type: 'server_error' } }, isText: false };
+}
+
+/** The Responses streaming events for one response, from `response.created` to its terminal event. */
+export function responsesWire(script: FakeScript, responseId: string, model: string): WireEvent[] {
+  let sequence = 0;
+  const events: WireEvent[] = [];
+  const emit = (type: string, fields: Record<string, unknown>, isText = false): void => {
+    events.push({ name: type, payload: { type, sequence_number: sequence++, ...fields }, isText });
+  };
+  const response = (status: string, extra: Record<string, unknown> = {}) => ({
+    id: responseId,
+    object: 'response',
+    created_at: created,
+    status,
+    model,
+    output: [],
+    error: null,
+    incomplete_details: null,
+    usage: null,
+    ...extra,
+  });
+  const itemId = `msg_${responseId}`;
+  emit('response.created', { response: response('in_progress') });
+  emit('response.in_progress', { response: response('in_progress') });
+  emit('response.output_item.added', {
+    output_index: 0,
+    item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+  });
+  emit('response.content_part.added', {
+    item_id: itemId,
+    output_index: 0,
+    content_index: 0,
+    part: { type: 'output_text', text: '', annotations: [] },
+  });
+  for (const delta of scriptChunks(script)) {
+    emit('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] }, true);
+  }
+  const text = scriptText(script);
+  const part = { type: 'output_text', text, annotations: [] };
+  const item = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+  emit('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] });
+  emit('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part });
+  emit('response.output_item.done', { output_index: 0, item });
+  const u = scriptUsage(script);
+  const usage = {
+    input_tokens: u.inputTokens,
+    input_tokens_details: { cached_tokens: u.cachedInputTokens },
+    output_tokens: u.outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
+  if (script.finishReason === 'length') {
+    emit('response.incomplete', {
+      response: response('incomplete', { output: [item], usage, incomplete_details: { reason: 'max_output_tokens' } }),
+    });
+  } else {
+    emit('response.completed', { response: response('completed', { output: [item], usage }) });
+  }
+  return events;
+}
+
+/** `response.failed`, as the Responses API reports a failure after the response was created. */
+export function responsesFailedEvent(responseId: string, code: string, message: string): WireEvent {
+  return {
+    name: 'response.failed',
+    payload: {
+      type: 'response.failed',
+      sequence_number: 9999,
+      response: { id: responseId, object: 'response', status: 'failed', error: { code, message }, usage: null },
+    },
+    isText: false,
+  };
+}

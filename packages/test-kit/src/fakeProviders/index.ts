@@ -1,0 +1,3 @@
+export * from './FakeOpenAIServer';
+export * from './FakeScript';
+export * from './WireEvent';

@@ -1,0 +1,2 @@
+export * from './writeGguf';
+export * from './makeTinyLlamaGguf';
