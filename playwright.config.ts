@@ -31,7 +31,7 @@ export default defineConfig({
     permissions: ['clipboard-read', 'clipboard-write'],
   },
   webServer: {
-    command: `rm -rf .flint-e2e && FLINT_DATA_DIR=.flint-e2e PORT=${port} node --import tsx apps/gateway/src/main.ts`,
+    command: `rm -rf .flint-e2e && FLINT_DATA_DIR=.flint-e2e PORT=${port} node --import tsx e2e/serveWithFakeModel.ts`,
     url: `http://127.0.0.1:${port}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -1,8 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ModelRouter } from './core/agent/ModelRouter';
 import { Gateway } from './core/Gateway';
 import type { Log } from './core/GatewayContext';
+import { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
+import { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
 import { demoWorkspaceFiles } from './seed/demoWorkspace';
 import { SqliteStore } from './storage/SqliteStore';
 import { startServer } from './transport/httpServer';
@@ -25,9 +28,43 @@ const log: Log = (level, message, fields) => {
   else console.error(line);
 };
 
+/** The bundled model (issue 5 ships it); any GGUF path works via FLINT_MODEL_FAST etc. */
+const defaultModelPath = resolve(here, '../../../models/flint-tiny.gguf');
+const embeddedModelPath = (route: RouteConfig) => (route.model === 'default' ? defaultModelPath : resolve(route.model));
+
+function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
+  let config;
+  try {
+    config = loadProviderConfig(env, env.FLINT_CONFIG ? readFileSync(env.FLINT_CONFIG, 'utf8') : undefined);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) {
+      console.error(`Model configuration: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  log('info', 'models', { routes: describeProviderConfig(config) });
+  const providers = createProviders(config, {
+    clock: systemClock,
+    embedded: (route) => new EmbeddedProvider({ modelPath: embeddedModelPath(route) }),
+  });
+  const contextTokens = Number(env.FLINT_CONTEXT_TOKENS ?? 128_000);
+  const router: ModelRouter = (route) => {
+    const routeConfig = config.routes[route];
+    return {
+      provider: providers[route],
+      model: routeConfig.kind === 'embedded' ? 'flint-tiny' : routeConfig.model,
+      contextTokens: routeConfig.kind === 'embedded' ? 2048 : contextTokens,
+      supportsPrediction: routeConfig.supportsPrediction,
+    };
+  };
+  return { router, close: async () => void (await Promise.all(Object.values(providers).map((p) => p.close()))) };
+}
+
 mkdirSync(dataDir, { recursive: true });
 const store = new SqliteStore(join(dataDir, 'flint.sqlite'));
-const gateway = new Gateway({ store, clock: systemClock, log });
+const models = loadModels();
+const gateway = new Gateway({ store, clock: systemClock, log, models: models.router });
 
 /**
  * Seeds the demo workspace once. Its owner token is kept in the data folder (mode 0600), the
@@ -56,6 +93,7 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   log('info', 'shutting down', { signal });
   await running.close();
+  await models.close();
   store.close();
   process.exit(0);
 }

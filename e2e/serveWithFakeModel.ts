@@ -1,0 +1,31 @@
+/**
+ * The e2e server: the real gateway (main.ts), with its `fast` route pointed at a loopback fake
+ * OpenAI-compatible provider (the one thing e2e may fake: a provider we don't own). Tests script
+ * the fake over a small control port (E2E_PORT + 1): POST /script with a FakeScript.
+ */
+import { createServer } from 'node:http';
+import { FakeOpenAIServer, type FakeScript } from '@flint/test-kit';
+
+const fake = await FakeOpenAIServer.start();
+fake.respondWith({ text: 'return 0;', tokensPerSecond: 200, chunkChars: 2 });
+
+const controlPort = Number(process.env.PORT ?? 4173) + 1;
+createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+  req.on('end', () => {
+    if (req.method === 'POST' && req.url === '/script') {
+      fake.respondWith(JSON.parse(body) as Partial<FakeScript>);
+      res.writeHead(204).end();
+      return;
+    }
+    res.writeHead(404).end();
+  });
+}).listen(controlPort, '127.0.0.1');
+
+process.env.FLINT_PROVIDER = 'openai-chat';
+process.env.OPENAI_BASE_URL = fake.baseUrl;
+process.env.OPENAI_API_KEY = 'e2e-key';
+process.env.FLINT_MODEL_FAST = 'fake-spark';
+process.env.FLINT_MODEL_DEEP = 'fake-deep';
+await import('../apps/gateway/src/main.ts');
