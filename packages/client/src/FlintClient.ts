@@ -351,6 +351,11 @@ export class FlintClient {
     return this.request({ type: 'agent.cancel', turnId });
   }
 
+  /** Redirects a streaming turn: it continues from what it wrote with the new instruction. */
+  steerTurn(turnId: string, instruction: string): Promise<RequestResult> {
+    return this.request({ type: 'agent.steer', turnId, instruction });
+  }
+
   /**
    * Accepts or rejects the agent's pending hunks in a file (all of a turn's, or one), as one
    * local transaction with `origin`, so an undo manager tracking it makes it one undo step.

@@ -25,7 +25,9 @@ export type AgentRequest =
    */
   | { type: 'agent.prompt'; requestId: number; fileId: string; anchor: string; head: string; instruction: string; route: AgentRoute }
   /** Stop a turn (Esc / Stop): what was written stays as reviewable hunks. */
-  | { type: 'agent.cancel'; requestId: number; turnId: string };
+  | { type: 'agent.cancel'; requestId: number; turnId: string }
+  /** Redirect a streaming turn: it continues from its partial output with the new instruction. */
+  | { type: 'agent.steer'; requestId: number; turnId: string; instruction: string };
 
 export type ClientMessage =
   | { type: 'hello'; protocolVersion: number; workspaceId: string; token: string }
@@ -130,6 +132,7 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     isString(m.instruction) &&
     (m.route === 'fast' || m.route === 'deep'),
   'agent.cancel': (m) => isInt(m.requestId) && isString(m.turnId),
+  'agent.steer': (m) => isInt(m.requestId) && isString(m.turnId) && isString(m.instruction),
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */

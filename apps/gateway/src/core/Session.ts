@@ -157,7 +157,8 @@ export class Session implements Connection {
         return this.sendResult(message.requestId, result);
       }
       case 'agent.prompt':
-      case 'agent.cancel': {
+      case 'agent.cancel':
+      case 'agent.steer': {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
         const byName = room.index.awareness.nameOf(this) ?? 'Someone';
         return this.sendResult(message.requestId, this.ctx.agent.handle(message, this, room, byName));

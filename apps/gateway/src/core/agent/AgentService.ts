@@ -45,13 +45,12 @@ export class AgentService {
   }
 
   handle(request: AgentRequest, from: Prompter, room: Room, byName: string): AgentResult {
-    if (request.type === 'agent.cancel') {
-      const turn = room.turns.get(request.turnId);
-      if (!turn) return { ok: false, code: 'not_found', message: 'That turn has already ended.' };
-      turn.cancel();
-      return { ok: true, turnId: request.turnId };
-    }
-    return this.prompt(request, from, room, byName);
+    if (request.type === 'agent.prompt') return this.prompt(request, from, room, byName);
+    const turn = room.turns.get(request.turnId);
+    if (!turn) return { ok: false, code: 'not_found', message: 'That turn has already ended.' };
+    if (request.type === 'agent.cancel') turn.cancel();
+    else turn.steer(request.instruction.slice(0, 4000));
+    return { ok: true, turnId: request.turnId };
   }
 
   private prompt(request: Extract<AgentRequest, { type: 'agent.prompt' }>, from: Prompter, room: Room, byName: string): AgentResult {

@@ -29,9 +29,12 @@ export interface TurnOptions {
  */
 export class Turn {
   private info: TurnInfo;
-  private readonly abort = new AbortController();
+  private generation: AbortController | null = null;
+  private steered: ModelRequest | null = null;
+  /** Everything the model said in this turn, across steers. */
+  private streamed = '';
   private readonly diff: StreamingDiff;
-  private readonly fences = new CodeFenceFilter();
+  private fences = new CodeFenceFilter();
   private buffer = '';
   private flushTimer: TimerHandle | null = null;
   private firstTokenAt: number | null = null;
@@ -53,26 +56,19 @@ export class Turn {
   /** Runs the stream to its end; never rejects (failures become the turn's error). */
   async run(): Promise<void> {
     this.options.onChange(this.info);
+    let request: ModelRequest | null = this.options.request;
     try {
-      for await (const event of this.options.provider.stream(this.options.request, this.abort.signal)) {
-        if (this.ended) break;
-        if (event.type === 'text') {
-          if (this.firstTokenAt === null) {
-            this.firstTokenAt = this.options.clock.now();
-            this.info = { ...this.info, ttftMs: this.firstTokenAt - this.info.startedAt };
-          }
-          this.info.outputTokens++;
-          this.buffer += this.fences.push(event.text);
-          this.scheduleFlush();
-        } else if (event.type === 'usage') {
-          this.info.outputTokens = event.outputTokens;
-          if (!this.options.onUsage(event.inputTokens + event.outputTokens)) {
-            return this.fail('budget_exceeded', 'This workspace has used its token budget for today.', null);
-          }
-        }
+      while (request) {
+        const generation = new AbortController();
+        this.generation = generation;
+        await this.consume(request, generation.signal);
+        if (this.ended) return;
+        request = this.steered;
+        this.steered = null;
+        // A steered generation starts a new answer: release what the fence filter held back.
+        this.buffer += this.fences.finish();
+        this.fences = new CodeFenceFilter();
       }
-      if (this.ended) return;
-      this.buffer += this.fences.finish();
       this.flush(true);
       this.end('done');
     } catch (error) {
@@ -80,6 +76,49 @@ export class Turn {
       this.fail('internal', 'The gateway hit an internal error while streaming; what was written stays for review.', null);
       throw error;
     }
+  }
+
+  private async consume(request: ModelRequest, signal: AbortSignal): Promise<void> {
+    for await (const event of this.options.provider.stream(request, signal)) {
+      if (this.ended || signal.aborted) return;
+      if (event.type === 'text') {
+        if (this.firstTokenAt === null) {
+          this.firstTokenAt = this.options.clock.now();
+          this.info = { ...this.info, ttftMs: this.firstTokenAt - this.info.startedAt };
+        }
+        this.info.outputTokens++;
+        this.streamed += event.text;
+        this.buffer += this.fences.push(event.text);
+        this.scheduleFlush();
+      } else if (event.type === 'usage') {
+        if (!this.options.onUsage(event.inputTokens + event.outputTokens)) {
+          this.fail('budget_exceeded', 'This workspace has used its token budget for today.', null);
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * Steer: end the current generation and continue this turn — same diff, same hunks — with
+   * the partial output and the new instruction (no provider has a native steer we rely on).
+   */
+  steer(instruction: string): void {
+    if (this.ended) return;
+    this.steered = {
+      ...this.options.request,
+      messages: [
+        ...this.options.request.messages,
+        { role: 'assistant', content: this.streamed },
+        {
+          role: 'user',
+          content: `Change of plan: ${instruction}\nContinue the replacement from exactly where your previous answer stopped. Output only the rest of the new text.`,
+        },
+      ],
+      prediction: undefined,
+    };
+    this.info = { ...this.info, instruction: `${this.info.instruction} → ${instruction.slice(0, 200)}` };
+    this.generation?.abort();
   }
 
   private scheduleFlush(): void {
@@ -108,7 +147,7 @@ export class Turn {
   /** Esc / Stop: abort upstream now; keep what was applied; leave the rest of the original. */
   cancel(): void {
     if (this.ended) return;
-    this.abort.abort();
+    this.generation?.abort();
     // Text the diff has committed is applied; text it still holds back is dropped, so nothing
     // of the original the stream had not clearly passed is deleted.
     this.flushCommitted();
@@ -125,7 +164,7 @@ export class Turn {
 
   private fail(code: AgentErrorCode, message: string, retryAfterMs: number | null): void {
     if (this.ended) return;
-    this.abort.abort();
+    this.generation?.abort();
     this.flushCommitted();
     this.info = { ...this.info, error: { code, message, retryAfterMs } };
     this.end('failed');

@@ -109,6 +109,29 @@ describe('agent inline edits', () => {
     expect(ctx.bobText.toString()).toBe(original);
   });
 
+  it('[P24] steering mid-stream continues the same turn from its partial output with the new instruction', async () => {
+    const ctx = setup();
+    const start = original.indexOf('return');
+    const end = original.indexOf(';') + 1;
+    const turnId = await promptTurn(ctx, start, end, 'use Number');
+    ctx.provider.emit('return Number(a)');
+    await step(ctx);
+    const steered = ctx.bob.steerTurn(turnId, 'use BigInt instead for the rest');
+    ctx.h.flush();
+    expect(await steered).toMatchObject({ ok: true, turnId });
+    await drain();
+    ctx.provider.emit(' + BigInt(b);');
+    ctx.provider.end();
+    await step(ctx);
+    await step(ctx);
+    expect(ctx.provider.requests).toHaveLength(2);
+    const followUp = ctx.provider.requests[1]!.messages;
+    expect(followUp.at(-2)).toEqual({ role: 'assistant', content: 'return Number(a)' });
+    expect(followUp.at(-1)?.content).toContain('use BigInt instead for the rest');
+    expect(ctx.aliceText.toString()).toBe(original.replace('return a + b;', 'return Number(a) + BigInt(b);'));
+    expect(ctx.alice.turns.get(turnId)?.status).toBe('done');
+  });
+
   it('a provider failure mid-stream ends the turn with a typed error and keeps what was written', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
