@@ -1,0 +1,2 @@
+export { StreamingDiff, applyOps } from './streamDiff';
+export type { DiffOp, StreamingDiffOptions, StreamingDiffStats } from './streamDiff';

@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
+import { chunk, codeLine, codeText, count, int, mulberry32, mutate, stream, type Rng } from './testGen';
+
+const SEED = Number(process.env.SEED ?? 0x5eed);
+const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
+
+/** Runs `body` ITERATIONS times with a PRNG derived from SEED; failures name seed and iteration. */
+function property(body: (rng: Rng, fail: (why: string) => never) => void): void {
+  for (let i = 0; i < ITERATIONS; i++) {
+    body(mulberry32(SEED + i * 0x9e3779b1), (why) => {
+      throw new Error(`${why} (SEED=${SEED} iteration=${i}; reproduce with SEED=${SEED} ITERATIONS=${i + 1})`);
+    });
+  }
+}
+
+const noFail = (why: string): never => {
+  throw new Error(why);
+};
+
+/** Small windows and limits make the window edge, forced commits and resyncs common. */
+function randomOptions(rng: Rng): StreamingDiffOptions {
+  if (rng() < 0.6) return {};
+  const windowSize = int(rng, 16, 300);
+  return { windowSize, maxPending: int(rng, 8, windowSize >> 1), lookaheadLines: int(rng, 0, 4) };
+}
+
+const streamAll = (original: string, text: string, chunks = [text], options: StreamingDiffOptions = {}): DiffOp[] =>
+  stream(original, chunks, options, noFail).all;
+
+/** Pushes `text` in `size`-unit chunks; returns every op (with finish's) and the instance. */
+function pushAll(diff: StreamingDiff, text: string, size: number, finish = true): DiffOp[] {
+  const ops: DiffOp[] = [];
+  for (let i = 0; i < text.length; i += size) ops.push(...diff.push(text.slice(i, i + size)));
+  if (finish) ops.push(...diff.finish());
+  return ops;
+}
+
+describe('StreamingDiff — seeded properties', () => {
+  it('[D2][D3][D4][D7][D9] for any chunking the ops rebuild the text, only grow a committed prefix, and are well formed', () => {
+    property((rng, fail) => {
+      const original = codeText(rng, 40);
+      stream(original, chunk(rng, mutate(rng, original)), randomOptions(rng), fail);
+    });
+  });
+
+  it('[D2] unrelated texts, empty texts and pure appends rebuild exactly too', () => {
+    property((rng, fail) => {
+      const [a, b] = [codeText(rng, 12), codeText(rng, 12)];
+      const cases: [string, string][] = [[a, b], ['', b], [a, ''], [a, a + b]];
+      const [original, text] = cases[int(rng, 0, 3)]!;
+      stream(original, chunk(rng, text), randomOptions(rng), fail);
+    });
+  });
+
+  it('[D8] identical text is only kept, whatever the chunking', () => {
+    property((rng, fail) => {
+      const original = codeText(rng, 40);
+      const { all } = stream(original, chunk(rng, original), randomOptions(rng), fail);
+      if (all.some((op) => op.type !== 'keep')) fail('[D8] identical text produced an insert or delete');
+    });
+  });
+
+  it('[D12] no push computes more than (W + 1) × (3c + 2P) cells', () => {
+    property((rng, fail) => {
+      const options = randomOptions(rng);
+      const [W, P] = [options.windowSize ?? 2048, options.maxPending ?? 512];
+      const original = codeText(rng, 30);
+      const { pushCost } = stream(original, chunk(rng, mutate(rng, original)), options, fail);
+      for (const { cells, codePoints } of pushCost) {
+        if (cells > (W + 1) * (3 * codePoints + 2 * P)) fail(`[D12] ${cells} cells for a ${codePoints}-code-point push`);
+      }
+    });
+  });
+});
+
+describe('StreamingDiff — rules', () => {
+  it('[D1] the documented example, and applyOps on ops so far', () => {
+    const original = 'let a = 1;\nlet b = 2;\n';
+    const diff = new StreamingDiff(original);
+    const first = diff.push('let a = 1;\nlet b');
+    const second = diff.push(' = 3;\n');
+    const last = diff.finish();
+    expect(first).toEqual([{ type: 'keep', length: 11 }]);
+    expect(applyOps(original, first)).toBe(original);
+    expect(applyOps(original, [...first, ...second, ...last])).toBe('let a = 1;\nlet b = 3;\n');
+    expect(applyOps('abc', [{ type: 'insert', text: 'x' }, { type: 'delete', length: 1 }])).toBe('xbc');
+    expect(() => applyOps('ab', [{ type: 'keep', length: 3 }])).toThrow(RangeError);
+  });
+
+  it('[D4] a surrogate pair split across chunks is never split by ops', () => {
+    const original = 'a😀b\n😃c\n';
+    const text = 'a😀x\n😃c😀\n';
+    for (let cut = 0; cut <= text.length; cut++) {
+      const all = streamAll(original, text, [text.slice(0, cut), text.slice(cut)]);
+      expect(applyOps(original, all)).toBe(text);
+    }
+  });
+
+  it('[D4] each call merges neighbours and never returns empty ops', () => {
+    const diff = new StreamingDiff('x\n'.repeat(50));
+    expect([...diff.push('x\n'.repeat(50)), ...diff.finish()]).toEqual([{ type: 'keep', length: 100 }]);
+    expect(new StreamingDiff('abc').push('')).toEqual([]);
+  });
+
+  it('[D6][D14] an unfinished line commits nothing; its line break commits it', () => {
+    const diff = new StreamingDiff('');
+    expect(diff.push('const a')).toEqual([]);
+    expect(diff.push(' = 1;\nconst')).toEqual([{ type: 'insert', text: 'const a = 1;\n' }]);
+  });
+
+  it('[D7] a deleted line is not deleted while the new text could still match it', () => {
+    const original = 'a();\nremoved();\nb();\n';
+    const diff = new StreamingDiff(original, { lookaheadLines: 0, windowSize: 64, maxPending: 32 });
+    expect(count(diff.push('a();\nremo'), 'delete')).toBe(0);
+    expect(count(diff.push('ved();\n'), 'delete')).toBe(0);
+    const rest = [...diff.push('b();\n'), ...diff.finish()];
+    expect(count(rest, 'delete') + count(rest, 'insert')).toBe(0);
+  });
+
+  it('[D9] held-back text never exceeds maxPending code points nor lookaheadLines lines', () => {
+    const diff = new StreamingDiff('zzzz\n'.repeat(40), { windowSize: 64, maxPending: 16, lookaheadLines: 2 });
+    let received = '';
+    let committed = '';
+    for (let i = 1; i <= 60; i++) {
+      const piece = 'ab'.repeat(i % 7) + (i % 3 ? '' : '\n');
+      received += piece;
+      for (const op of diff.push(piece)) committed += op.type === 'insert' ? op.text : op.type === 'keep' ? 'zzzz\n' : '';
+      const pending = received.slice(committed.length);
+      expect(pending.length).toBeLessThanOrEqual(16);
+      expect(pending.split('\n').length - 1).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('[D10] a deleted block longer than the window is skipped, not re-inserted', () => {
+    const rng = mulberry32(7);
+    const lines = (n: number): string => Array.from({ length: n }, (_, i) => `${codeLine(rng)} // ${i}\n`).join('');
+    const [head, block, tail] = [lines(10), lines(60), lines(30)];
+    const all = streamAll(head + block + tail, head + tail, chunk(rng, head + tail), { windowSize: 256, maxPending: 128 });
+    expect(count(all, 'insert')).toBe(0);
+    expect(count(all, 'delete')).toBe(block.length);
+  });
+
+  it('[D10][D16] a short verbatim copy of later code is inserted, not taken for a deletion', () => {
+    const body = Array.from({ length: 12 }, (_, i) => `  step${i}();\n`).join('');
+    const copy = '  step3();\n  step4();\n';
+    const all = streamAll(`function a() {\n${body}}\n`, `function a() {\n${copy}${body}}\n`);
+    expect(count(all, 'insert')).toBe(copy.length);
+    expect(count(all, 'delete')).toBe(0);
+  });
+
+  it('[D11][D12] an edit near the start of a 200 KB original returns the same ops for the same work as on 20 KB', () => {
+    const lines = Array.from({ length: 6000 }, (_, i) => `  const v${i} = compute(${i % 97}, 'k${i % 13}');\n`);
+    const original = lines.join('');
+    expect(original.length).toBeGreaterThan(200_000);
+    const text = original.replace('compute(3, ', 'computeFast(3, true, ').slice(0, 8000);
+    const big = new StreamingDiff(original);
+    const small = new StreamingDiff(original.slice(0, 20_000));
+    const bigOps = pushAll(big, text, 50, false);
+    expect(pushAll(small, text, 50, false)).toEqual(bigOps);
+    expect(big.stats).toEqual(small.stats);
+    expect(big.stats.cells).toBeLessThan(2049 * 200);
+    expect(big.stats.compared).toBeLessThan(3 * text.length);
+    expect(count(bigOps, 'insert')).toBe('Fast'.length + ' true,'.length);
+  });
+
+  it('[D11][D12] a pure append to a 200 KB original aligns none of the unchanged text', () => {
+    const original = Array.from({ length: 7000 }, (_, i) => `  const v${i} = compute(${i % 97});\n`).join('');
+    expect(original.length).toBeGreaterThan(200_000);
+    const added = 'function added() {\n  return 1;\n}\n';
+    const diff = new StreamingDiff(original);
+    const ops = pushAll(diff, original + added, 64);
+    expect(count(ops, 'keep')).toBe(original.length);
+    expect(count(ops, 'insert')).toBe(added.length);
+    expect(count(ops, 'delete')).toBe(0);
+    expect(diff.stats.cells).toBeLessThan(10 * added.length);
+    expect(diff.stats.compared).toBeLessThan(2 * (original.length + added.length));
+  });
+
+  it('[D13] finish on empty, identical and fully replaced texts', () => {
+    expect(new StreamingDiff('').finish()).toEqual([]);
+    expect(new StreamingDiff('old\n').finish()).toEqual([{ type: 'delete', length: 4 }]);
+    expect(streamAll('same', 'same')).toEqual([{ type: 'keep', length: 4 }]);
+    expect(streamAll('', 'new\n')).toEqual([{ type: 'insert', text: 'new\n' }]);
+    const original = 'aaaa;bbbb;cccc;';
+    const diff = new StreamingDiff(original);
+    const pushed = ['XYZ\n', 'QRS\nTUV', '\n'].flatMap((c) => diff.push(c));
+    expect(pushed.every((op) => op.type === 'insert')).toBe(true);
+    const last = diff.finish();
+    expect(last[last.length - 1]).toEqual({ type: 'delete', length: original.length });
+    expect(() => diff.finish()).toThrow();
+    expect(() => diff.push('x')).toThrow();
+  });
+
+  it('[D14] CRLF text is handled like LF text', () => {
+    expect(streamAll('a\r\nb\r\nc\r\n', 'a\r\nB\r\nc\r\n')).toEqual([
+      { type: 'keep', length: 3 },
+      { type: 'insert', text: 'B' },
+      { type: 'delete', length: 1 },
+      { type: 'keep', length: 5 },
+    ]);
+  });
+
+  it('[D15] options are validated', () => {
+    expect(() => new StreamingDiff('', { windowSize: 8 })).toThrow(RangeError);
+    expect(() => new StreamingDiff('', { windowSize: 64, maxPending: 40 })).toThrow(RangeError);
+    expect(() => new StreamingDiff('', { lookaheadLines: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('StreamingDiff — quality [D16]', () => {
+  const fn = [
+    'function add(a, b) {\n  const sum = a + b;\n  if (sum > 10) {\n    console.log("big");\n  }\n  return sum;\n}\n',
+    '\nfunction mul(a, b) {\n  return a * b;\n}\n',
+  ].join('');
+  /** The ops of streaming `text` in 7-unit chunks, merged across calls and shown as +/-/= strings. */
+  const diffOf = (text: string): string[] => {
+    const out: string[] = [];
+    let cursor = 0;
+    for (const op of pushAll(new StreamingDiff(fn), text, 7)) {
+      const part = op.type === 'insert' ? op.text : fn.slice(cursor, (cursor += op.length));
+      const sign = { keep: '=', insert: '+', delete: '-' }[op.type];
+      if (out.length > 0 && out[out.length - 1]![0] === sign) out[out.length - 1] += part;
+      else out.push(sign + part);
+    }
+    return out.filter((s) => s[0] !== '=');
+  };
+
+  it('[D16] an inserted line is one insert', () => {
+    expect(diffOf(fn.replace('  return sum;\n', '  log(sum);\n  return sum;\n'))).toEqual(['+  log(sum);\n']);
+  });
+
+  it('[D16] a deleted block is one delete', () => {
+    const block = '  if (sum > 10) {\n    console.log("big");\n  }\n';
+    expect(diffOf(fn.replace(block, ''))).toEqual(['-' + block]);
+  });
+
+  it('[D16] a changed literal and a renamed identifier stay word-sized', () => {
+    expect(diffOf(fn.replace('10', '100'))).toEqual(['+0']);
+    expect(diffOf(fn.replaceAll('sum', 'total'))).toEqual(['+total', '-sum', '+total', '-sum', '+total', '-sum']);
+  });
+
+  it('[D16] a new function written before a similar one is inserted whole', () => {
+    const sub = 'function sub(a, b) {\n  const diff = a - b;\n  return diff;\n}\n\n';
+    expect(diffOf(sub + fn)).toEqual(['+' + sub]);
+  });
+});
