@@ -1,3 +1,4 @@
+import { bindAgent } from './stores/agentStore';
 import { connect } from './stores/connectionStore';
 import { bindPresence } from './stores/presenceStore';
 import { bindWorkspace } from './stores/workspaceStore';
@@ -15,4 +16,5 @@ export function startWorkspace(workspaceId: string, token: string): void {
   const client = connect(workspaceId, token);
   bindWorkspace(client);
   bindPresence(client);
+  bindAgent(client);
 }

@@ -3,6 +3,7 @@ import { EditorController } from '../editor/EditorController';
 import { monaco } from '../editor/monacoSetup';
 import { requireClient, useConnection } from '../stores/connectionStore';
 import { useWorkspace } from '../stores/workspaceStore';
+import { AgentReviewBar } from './AgentReviewBar';
 
 /** The one Monaco editor of the tab. Tabs switch its model; see EditorController. */
 export function EditorPane() {
@@ -41,6 +42,7 @@ export function EditorPane() {
   return (
     <div className="editor-pane">
       <div ref={container} className="editor-host" data-testid="editor" />
+      {hasActive && <AgentReviewBar />}
       {!hasActive && (
         <div className="editor-empty">
           {indexSynced ? (

@@ -2,6 +2,7 @@ import type { ConnectionStatus } from '@flint/client';
 import { useConnection } from '../stores/connectionStore';
 import { useEditorStatus } from '../stores/editorStore';
 import { follow, usePresence } from '../stores/presenceStore';
+import { AgentHud } from './AgentHud';
 import { roleLabel } from './RoleBadge';
 
 function connectionText(status: ConnectionStatus): string {
@@ -69,13 +70,14 @@ function EditorItems() {
   );
 }
 
-/** Connection, latency and the active editor's position: the bottom line of the IDE. */
+/** Connection, latency, the agent's HUD and the active editor's position: the bottom line of the IDE. */
 export function StatusBar() {
   const role = useConnection((s) => s.role);
   return (
     <footer className="status-bar">
       <ConnectionItem />
       <RttItem />
+      <AgentHud />
       {role && <span className="status-item" data-testid="status-role">{roleLabel(role)}</span>}
       <FollowingItem />
       <span className="status-spacer" />

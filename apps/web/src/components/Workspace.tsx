@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { closeTab, requestCreate, useWorkspace } from '../stores/workspaceStore';
+import { AgentErrorBanner } from './AgentErrorBanner';
 import { ClosedBanner } from './ClosedBanner';
 import { EditorPane } from './EditorPane';
 import { FileTree } from './FileTree';
@@ -52,6 +53,7 @@ export default function Workspace() {
         <FileTree />
         <main className="editor-column">
           <Tabs />
+          <AgentErrorBanner />
           <EditorPane />
         </main>
       </div>

@@ -3,6 +3,7 @@ import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { useEditorStatus } from '../stores/editorStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
 import { openFile, useWorkspace } from '../stores/workspaceStore';
+import { AgentController } from './AgentController';
 import { DiagnosticsRefresher } from './DiagnosticsRefresher';
 import { FollowController } from './FollowController';
 import { ModelRegistry, pathOfUri } from './ModelRegistry';
@@ -19,6 +20,7 @@ export class EditorController {
   private readonly cursorStyles = new RemoteCursorStyles();
   private readonly follow: FollowController;
   private readonly diagnostics: DiagnosticsRefresher;
+  private readonly agent: AgentController;
   private readonly viewStates = new Map<string, monaco.editor.ICodeEditorViewState | null>();
   private shownFileId: string | null = null;
   private readonly disposers: Array<() => void> = [];
@@ -62,6 +64,8 @@ export class EditorController {
     this.diagnostics = new DiagnosticsRefresher(editor);
     this.trackStatus();
     this.handleCrossFileNavigation();
+    this.routeUndo();
+    this.agent = new AgentController(editor, this.registry);
   }
 
   private showActive(): void {
@@ -151,6 +155,36 @@ export class EditorController {
     useEditorStatus.setState({ errors, warnings });
   }
 
+  /**
+   * Undo and redo go to the file's FileUndo (see there for why not Monaco's stack). Actions
+   * with the ids 'undo' and 'redo' catch the keys and `editor.trigger(…, 'undo')` alike; their
+   * keybindings outrank Monaco's built-in ones.
+   */
+  private routeUndo(): void {
+    const run = (step: 'undo' | 'redo') => {
+      if (this.shownFileId === null || this.editor.getOption(monaco.editor.EditorOption.readOnly)) return;
+      const undo = this.registry.undoFor(this.shownFileId);
+      const caret = step === 'undo' ? undo?.undo() : undo?.redo();
+      const model = this.editor.getModel();
+      if (caret === null || caret === undefined || !model) return;
+      const position = model.getPositionAt(caret);
+      this.editor.setPosition(position);
+      this.editor.revealPositionInCenterIfOutsideViewport(position);
+    };
+    const { KeyMod, KeyCode } = monaco;
+    const actions = [
+      this.editor.addAction({ id: 'undo', label: 'Undo', keybindings: [KeyMod.CtrlCmd | KeyCode.KeyZ], keybindingContext: 'editorTextFocus', run: () => run('undo') }),
+      this.editor.addAction({
+        id: 'redo',
+        label: 'Redo',
+        keybindings: [KeyMod.CtrlCmd | KeyCode.KeyY, KeyMod.CtrlCmd | KeyMod.Shift | KeyCode.KeyZ],
+        keybindingContext: 'editorTextFocus',
+        run: () => run('redo'),
+      }),
+    ];
+    this.disposers.push(() => actions.forEach((action) => action.dispose()));
+  }
+
   /** Go to definition into another workspace file opens its tab (Monaco alone stays put). */
   private handleCrossFileNavigation(): void {
     const opener = monaco.editor.registerEditorOpener({
@@ -175,6 +209,7 @@ export class EditorController {
 
   dispose(): void {
     for (const dispose of this.disposers) dispose();
+    this.agent.dispose();
     this.follow.dispose();
     this.diagnostics.dispose();
     this.registry.dispose();

@@ -2,6 +2,7 @@ import type { DocHandle, FlintClient } from '@flint/client';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { MonacoBinding } from 'y-monaco';
 import type { PresenceUser } from '../stores/presenceStore';
+import { FileUndo } from './FileUndo';
 import { monaco } from './monacoSetup';
 
 /** Files the TypeScript worker must see even when no tab shows them, so imports resolve. */
@@ -25,6 +26,8 @@ interface BoundFile {
   handle: DocHandle;
   model: monaco.editor.ITextModel;
   binding: MonacoBinding;
+  /** Outlives the model: a rename rebinds the file, and its history stays. */
+  undo: FileUndo;
 }
 
 export interface ModelRegistryHooks {
@@ -62,15 +65,16 @@ export class ModelRegistry {
       if (!wanted.has(fileId)) this.close(fileId);
     }
     // Unbind every moved file before binding any: two files may swap paths in one change.
-    const moved: Array<[string, DocHandle, string]> = [];
+    const moved: Array<[string, BoundFile, string]> = [];
     for (const [fileId, file] of this.files) {
       const path = wanted.get(fileId);
       if (path === undefined || path === file.path) continue;
       this.hooks.onModelWillChange(fileId);
       file.model.dispose(); // also destroys the binding (y-monaco listens for it)
-      moved.push([fileId, file.handle, path]);
+      file.undo.untrack(file.binding);
+      moved.push([fileId, file, path]);
     }
-    for (const [fileId, handle, path] of moved) this.files.set(fileId, this.bind(handle, path));
+    for (const [fileId, file, path] of moved) this.files.set(fileId, this.bind(file.handle, path, file.undo));
     for (const [fileId, path] of wanted) {
       if (!this.files.has(fileId)) this.open(fileId, path);
     }
@@ -82,6 +86,15 @@ export class ModelRegistry {
 
   handleFor(fileId: string): DocHandle | null {
     return this.files.get(fileId)?.handle ?? null;
+  }
+
+  undoFor(fileId: string): FileUndo | null {
+    return this.files.get(fileId)?.undo ?? null;
+  }
+
+  fileIdOf(model: monaco.editor.ITextModel): string | null {
+    for (const [fileId, file] of this.files) if (file.model === model) return fileId;
+    return null;
   }
 
   /** Redraws remote cursors of a file; y-monaco only does it when awareness or text changes. */
@@ -106,11 +119,12 @@ export class ModelRegistry {
   private open(fileId: string, path: string): void {
     const handle = this.client.openDoc(fileId);
     handle.awareness.setLocalStateField('user', this.user);
-    this.files.set(fileId, this.bind(handle, path));
+    const undo = new FileUndo(handle.doc, handle.doc.getText(FILE_TEXT_KEY));
+    this.files.set(fileId, this.bind(handle, path, undo));
     this.hooks.onOpen(handle);
   }
 
-  private bind(handle: DocHandle, path: string): BoundFile {
+  private bind(handle: DocHandle, path: string, undo: FileUndo): BoundFile {
     const ytext = handle.doc.getText(FILE_TEXT_KEY);
     const uri = uriOf(path);
     // A model left at this uri by a file deleted in the same change would make createModel throw.
@@ -118,7 +132,8 @@ export class ModelRegistry {
     const model = monaco.editor.createModel(ytext.toString(), undefined, uri);
     model.updateOptions({ tabSize: 2, insertSpaces: true });
     const binding = new MonacoBinding(ytext, model, new Set([this.editor]), handle.awareness);
-    return { path, handle, model, binding };
+    undo.track(binding);
+    return { path, handle, model, binding, undo };
   }
 
   private close(fileId: string): void {
@@ -126,6 +141,7 @@ export class ModelRegistry {
     if (!file) return;
     this.files.delete(fileId);
     this.hooks.onClose(file.handle);
+    file.undo.destroy();
     file.model.dispose();
     this.client.closeDoc(fileId);
   }

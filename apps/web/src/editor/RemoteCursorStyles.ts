@@ -64,9 +64,18 @@ export class RemoteCursorStyles {
     for (const handle of this.handles.keys()) {
       for (const [clientId, state] of handle.awareness.getStates()) {
         if (clientId === handle.doc.clientID) continue;
-        const user = state.user as { name?: unknown; color?: unknown } | undefined;
+        const user = state.user as { name?: unknown; color?: unknown; agent?: unknown } | undefined;
         const color = typeof user?.color === 'string' && hexColor.test(user.color) ? user.color : '#9aa3b2';
         const name = typeof user?.name === 'string' ? user.name.slice(0, 40) : 'Someone';
+        if (user?.agent === true) {
+          // The agent's cursor exists only while it writes: always labelled, marked ✦, glowing.
+          rules.push(
+            `.yRemoteSelection-${clientId}{background-color:${color}38}`,
+            `.yRemoteSelectionHead-${clientId}{border-color:${color};animation:flint-agent-glow 1s ease-in-out infinite}`,
+            `.yRemoteSelectionHead-${clientId}::after{content:${cssString(`✦ ${name}`)};background:${color};opacity:1}`,
+          );
+          continue;
+        }
         const hideAt = (this.movedAt.get(clientId) ?? -Infinity) + labelVisibleMs;
         if (hideAt > now) nextExpiry = Math.min(nextExpiry, hideAt);
         rules.push(

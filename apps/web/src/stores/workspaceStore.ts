@@ -110,6 +110,11 @@ export function closeTab(fileId: string): void {
   });
 }
 
+/** Moves the keyboard back into the editor (after a button outside it was clicked). */
+export function requestEditorFocus(): void {
+  useWorkspace.setState((state) => ({ editorFocusRequest: state.editorFocusRequest + 1 }));
+}
+
 export function requestCreate(kind: 'file' | 'folder'): void {
   useWorkspace.setState({ createRequest: { kind, nonce: Date.now() } });
 }

@@ -1,0 +1,54 @@
+import { agentShortcuts } from '../stores/agentMessages';
+import { reviewFile, selectStreamingTurn, stopTurn, useAgent } from '../stores/agentStore';
+import { selectCanEdit, useConnection } from '../stores/connectionStore';
+import { requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
+
+const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/**
+ * A pill floating over the bottom of the editor: Stop while the agent writes in the file on
+ * screen, Accept all / Reject all while changes wait for review. For every editor in the room,
+ * not only whoever prompted; viewers get none of it (the gateway would refuse them).
+ */
+export function AgentReviewBar() {
+  const canEdit = useConnection(selectCanEdit);
+  const activeFileId = useWorkspace((s) => s.activeFileId);
+  const streaming = useAgent((s) => selectStreamingTurn(s, activeFileId));
+  const reviewable = useAgent((s) => (s.review !== null && s.review.fileId === activeFileId ? s.review.reviewable : 0));
+  if (!canEdit || activeFileId === null || (!streaming && reviewable === 0)) return null;
+
+  const review = (action: 'accept' | 'reject') => {
+    reviewFile(activeFileId, action);
+    requestEditorFocus();
+  };
+  return (
+    <div className="agent-bar" role="toolbar" aria-label="AI changes">
+      {streaming && (
+        <>
+          <span className="agent-bar-live">
+            <span className="hud-dot" />
+            <strong>{streaming.model}</strong> is writing
+            {streaming.tokensPerSecond !== null && <span className="agent-bar-rate"> · {number.format(streaming.tokensPerSecond)} tok/s</span>}
+          </span>
+          <button type="button" className="agent-bar-button agent-bar-stop" data-testid="stop-button" title={`Stop the agent (${agentShortcuts.stop}); what it wrote stays for review`} onClick={() => void stopTurn(streaming.turnId)}>
+            ■ Stop <kbd>{agentShortcuts.stop}</kbd>
+          </button>
+        </>
+      )}
+      {streaming && reviewable > 0 && <span className="agent-bar-sep" />}
+      {reviewable > 0 && (
+        <>
+          <span className="agent-bar-count">
+            {reviewable} {reviewable === 1 ? 'change' : 'changes'} to review
+          </span>
+          <button type="button" className="agent-bar-button agent-bar-reject" data-testid="reject-all" title={`Reject all: put the original back (${agentShortcuts.rejectAll})`} onClick={() => review('reject')}>
+            Reject all
+          </button>
+          <button type="button" className="agent-bar-button agent-bar-accept" data-testid="accept-all" title={`Accept all (${agentShortcuts.acceptAll}); Tab accepts the change at the caret`} onClick={() => review('accept')}>
+            Accept all <kbd>{agentShortcuts.acceptAll}</kbd>
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
