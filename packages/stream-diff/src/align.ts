@@ -20,8 +20,14 @@ export interface Origin {
 
 /**
  * Incremental affine-gap alignment of the pending new text (rows) against a bounded window of
- * the original that starts at the committed cursor (columns). Rows are added as text arrives;
- * moving the origin discards them. A node is the key `(row * (cols + 1) + col) * 3 + state`.
+ * the original that starts at the committed cursor (columns). Each cell keeps the cheapest cost
+ * of ending in each state: KEEP comes diagonally and needs equal code points, INS comes from the
+ * cell above, DEL from the cell to the left; changing state opens a gap (C_GAP plus a junction
+ * price where a gap meets kept text). DEL→INS is only allowed at the origin, so a changed region
+ * has one canonical order, inserts first, and equal alternatives are not explored twice.
+ *
+ * Rows are added as text arrives and dropped when the origin moves. A node is the key
+ * `(row * (cols + 1) + col) * 3 + state`; one byte per cell holds the three back-pointers.
  */
 export class Aligner {
   cells = 0;
@@ -85,6 +91,7 @@ export class Aligner {
     return (r * (this.cols + 1) + j) * 3 + s;
   }
 
+  /** Code points of pending new text consumed once node `key` is committed. */
   row(key: number): number {
     return Math.floor(key / 3 / (this.cols + 1));
   }
@@ -207,8 +214,7 @@ export class Aligner {
     this.blank[r] = bl;
     const openI = C_GAP + jn + C_INS;
     const ptr = this.ptrRow(r);
-    // Column 0 only inserts. A committed delete may be followed by an insert; inside the window
-    // inserts always come first, so the other orders are not explored twice.
+    // Column 0 only inserts; right after a committed delete, DEL→INS is the only way to insert.
     let bi = pi[0]! + C_INS;
     let si = INS;
     let t = pm[0]! + openI;

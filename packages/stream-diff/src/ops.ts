@@ -9,7 +9,17 @@
  * - `insert {text}`   writes `text` to the output; the cursor does not move.
  *
  * Lengths are UTF-16 code units (JavaScript string indices), always ≥ 1, and never split a
- * surrogate pair. Inserted text never ends with a lone high surrogate.
+ * surrogate pair; insert text is never empty. Ops returned by different calls simply continue
+ * one another: the cursor carries over from call to call.
+ *
+ * @example
+ * // original 'const a = 1;\n'  →  new text 'const b = 1;\n'
+ * const ops: DiffOp[] = [
+ *   { type: 'keep', length: 6 },    // 'const '
+ *   { type: 'insert', text: 'b' },  // written before the original 'a'
+ *   { type: 'delete', length: 1 },  // 'a'
+ *   { type: 'keep', length: 6 },    // ' = 1;\n'
+ * ];
  */
 export type DiffOp =
   | { readonly type: 'keep'; readonly length: number }

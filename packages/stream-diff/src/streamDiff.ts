@@ -8,7 +8,7 @@ export { applyOps, type DiffOp } from './ops';
 
 /** Tuning knobs. Each bounds work or latency; see SPEC.md [D9]–[D12]. */
 export interface StreamingDiffOptions {
-  /** W: code points of the original, ahead of the committed cursor, the alignment sees. Default 2048, ≥ 16. */
+  /** W: code points of the original, ahead of the committed cursor, the alignment sees. Default 1024, ≥ 16. */
   readonly windowSize?: number;
   /** P: most code points of new text left uncommitted after a push. Default 512, in [8, W / 2]. */
   readonly maxPending?: number;
@@ -39,12 +39,17 @@ const resyncRule = (maxPending: number): RepeatRule => ({ lines: 4, solid: Math.
  * {@link DiffOp} for the cursor semantics): `applyOps(original, allOps)` is the final new text,
  * and `applyOps(original, opsSoFar)` is what an editor should show mid-stream.
  *
+ * Ops are committed a line at a time, once every near-optimal alignment agrees on them, with at
+ * most `lookaheadLines` lines / `maxPending` code points held back (SPEC.md [D6]–[D9]).
+ *
  * @example
  * const original = 'let a = 1;\nlet b = 2;\n';
  * const diff = new StreamingDiff(original);
- * const ops = [...diff.push('let a = 1;\nlet b'), ...diff.push(' = 3;\n'), ...diff.finish()];
- * // [{type:'keep',length:19}, {type:'insert',text:'3'}, {type:'delete',length:1}, {type:'keep',length:2}]
- * applyOps(original, ops); // 'let a = 1;\nlet b = 3;\n'
+ * diff.push('let a = 1;\nlet b'); // [{type:'keep', length:11}]: the unchanged first line
+ * diff.push(' = 3;\n');           // []: the edited line waits for more evidence
+ * diff.finish();
+ * // [{type:'keep', length:8}, {type:'insert', text:'3'}, {type:'delete', length:1}, {type:'keep', length:2}]
+ * // applyOps(original, allOpsAbove) === 'let a = 1;\nlet b = 3;\n'
  */
 export class StreamingDiff {
   private readonly aligner: Aligner;
@@ -62,7 +67,7 @@ export class StreamingDiff {
     private readonly original: string,
     options: StreamingDiffOptions = {},
   ) {
-    const windowSize = options.windowSize ?? 2048;
+    const windowSize = options.windowSize ?? 1024;
     this.maxPending = options.maxPending ?? 512;
     this.lookaheadLines = options.lookaheadLines ?? 8;
     if (!Number.isInteger(windowSize) || windowSize < 16) throw new RangeError('windowSize must be an integer ≥ 16');
@@ -176,7 +181,7 @@ export class StreamingDiff {
   /**
    * Before forcing out a line the alignment would insert whole, looks for it beyond the window:
    * a deleted block longer than the window would otherwise turn all that follows into inserts.
-   * On a trustworthy repeat ([D8]) commits the path up to that line, deletes up to the repeat
+   * On a trustworthy repeat ([D10]) commits the path up to that line, deletes up to the repeat
    * and returns true.
    */
   private resync(sink: OpSink, path: number[], upto: number, forced: number, reach: (row: number) => number): boolean {
@@ -196,7 +201,8 @@ export class StreamingDiff {
       if (found.at < 0) continue;
       const origin = al.emit(path, x, p, sink);
       sink.delete(found.at - origin.offset);
-      this.moveTo({ offset: found.at, state: DEL, prevChar: LF, blankLine: true }, a);
+      const state = found.at > origin.offset ? DEL : origin.state;
+      this.moveTo({ offset: found.at, state, prevChar: LF, blankLine: true }, a);
       this.fastForward(sink);
       return true;
     }
@@ -205,7 +211,7 @@ export class StreamingDiff {
 
   /**
    * Keeps, without aligning, the whole lines at the head of the pending text that repeat the
-   * original at the cursor verbatim, so unchanged code costs O(its length) ([D10]).
+   * original at the cursor verbatim, so unchanged code costs O(its length) ([D8]).
    */
   private fastForward(sink: OpSink): void {
     const run = this.run;

@@ -71,6 +71,10 @@ export function chunk(rng: Rng, text: string): string[] {
   return out;
 }
 
+/** Whether offset `at` of `s` falls between the two halves of a surrogate pair. */
+const splitsPair = (s: string, at: number): boolean =>
+  /[\uD800-\uDBFF]/.test(s.charAt(at - 1)) && /[\uDC00-\uDFFF]/.test(s.charAt(at));
+
 export interface Streamed {
   /** Ops of each call: one entry per push, then finish's. */
   readonly calls: DiffOp[][];
@@ -107,12 +111,10 @@ export function stream(original: string, chunks: readonly string[], options: Str
       if (op.type === 'keep') committed += original.slice(cursor, cursor + op.length);
       cursor += op.length;
       if (cursor > original.length) fail('[D1] op runs past the original');
-      const c = original.charCodeAt(cursor - 1);
-      if (c >= 0xd800 && c <= 0xdbff && cursor < original.length) fail('[D4] op splits a surrogate pair');
+      if (splitsPair(original, cursor)) fail('[D4] op splits a surrogate pair');
     });
     if (!received.startsWith(committed)) fail('[D3] committed text is not a prefix of the received text');
-    const [hi, lo] = [committed.charCodeAt(committed.length - 1), received.charCodeAt(committed.length)];
-    if (hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff) fail('[D4] committed text splits a surrogate pair');
+    if (splitsPair(received, committed.length)) fail('[D4] committed text splits a surrogate pair');
     const pending = [...received.slice(committed.length)].length;
     if (!final && pending > (options.maxPending ?? 512) + 1) fail(`[D9] ${pending} code points left pending`);
     calls.push(ops);

@@ -1,6 +1,6 @@
 import * as costs from './costs';
 
-const { LF, isBlank } = costs;
+const { LF } = costs;
 
 /** A verbatim comparison of pending new text (from index 0) with the original from `base`. */
 export interface Run {
@@ -50,7 +50,7 @@ export interface RepeatRule {
 /**
  * Looks for the line `p[a..e)` at a line start of `original` within `rule.reach` code units
  * after `from`, such that the pending text from `a` repeats the original there for at least
- * `rule.lines` line breaks and `rule.solid` non-blank code points. Tries at most 8 places.
+ * `rule.lines` line breaks and `rule.solid` code points above U+0020. Tries at most 8 places.
  * Returns the offset or -1, and an upper bound of the code units scanned or compared.
  */
 export function findRepeat(
@@ -76,7 +76,7 @@ export function findRepeat(
       if (cp !== p[k]) break;
       off += cp > 0xffff ? 2 : 1;
       if (cp === LF) lines++;
-      else if (!isBlank(cp)) solid++;
+      else if (cp > 32) solid++;
       if (lines >= rule.lines && solid >= rule.solid) return { at: q, work };
     }
   }
