@@ -78,6 +78,8 @@ export class AgentService {
     if (!range) return { ok: false, code: 'invalid_range', message: 'The selection could not be found in the file; try again.' };
     const { start, end } = range;
     const original = text.toString().slice(start, end);
+    // Small windows (the embedded model's 2k) must leave most of the room to the prompt.
+    const maxOutputTokens = Math.min(this.config.maxOutputTokens, Math.floor(routed.contextTokens / 4));
     const prompt = buildInlineEditPrompt({
       path,
       text: text.toString(),
@@ -86,7 +88,7 @@ export class AgentService {
       instruction: request.instruction.slice(0, 4000),
       history: this.historyOf(live.doc),
       contextTokens: routed.contextTokens,
-      maxOutputTokens: this.config.maxOutputTokens,
+      maxOutputTokens,
     });
     const turnId = generateId('t');
     const agentClient = randomInt(1, 2 ** 31);
@@ -110,7 +112,7 @@ export class AgentService {
       request: {
         model: routed.model,
         messages: prompt.messages,
-        maxOutputTokens: this.config.maxOutputTokens,
+        maxOutputTokens,
         temperature: 0,
         prediction: routed.supportsPrediction ? original : undefined,
         threadId: `${from.workspaceId}:${request.fileId}`,
@@ -159,6 +161,11 @@ export class AgentService {
       .filter((s) => s.rejected > 0)
       .slice(-5)
       .map((s) => `Note: in an earlier turn the user rejected ${s.rejected} of your changes and kept the original text${s.original ? ` (e.g. ${JSON.stringify(s.original.slice(0, 200))})` : ''}. Do not make that change again.`);
+  }
+
+  /** Turns streaming now, for a session that just joined (its HUD and Stop button). */
+  activeTurns(room: Room): TurnInfo[] {
+    return [...room.turns.values()].map((turn) => turn.snapshot);
   }
 
   private broadcast(room: Room, turn: TurnInfo): void {

@@ -42,7 +42,9 @@ export class Turn {
 
   constructor(private readonly options: TurnOptions) {
     this.info = { ...options.info, status: 'streaming', ttftMs: null, outputTokens: 0, tokensPerSecond: null, error: null };
-    this.diff = new StreamingDiff(options.original);
+    // A small pending bound: a long one-line rewrite still shows up within ~a hundred
+    // characters instead of waiting for its line break (stream-diff [D9]).
+    this.diff = new StreamingDiff(options.original, { maxPending: 96 });
   }
 
   get snapshot(): TurnInfo {
