@@ -46,6 +46,8 @@ test('Ctrl-K streams the model\'s rewrite into the file for everyone; reject res
   await expect(alice.getByTestId('hud-model')).toContainText('fake-spark');
   await expect(alice.getByTestId('hud-ttft')).toContainText(/\d/);
   await expect(bob.locator('.flint-inserted').first()).toBeVisible();
+  // The replaced original stays visible, struck through, until someone reviews it.
+  await expect(bob.locator('.flint-removed', { hasText: 'Nothing to do.' })).toBeVisible();
   await expect(bob.getByTestId('hunk-reject').first()).toBeVisible();
   await alice.screenshot({ path: `${screenshotDir}/agent-review-alice.png` });
 

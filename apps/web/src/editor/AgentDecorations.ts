@@ -83,7 +83,11 @@ export class AgentDecorations {
       if (!original.includes('\n')) {
         decorations.push({
           range: monaco.Range.fromPositions(at),
-          options: { before: { content: original, inlineClassName: 'flint-removed', cursorStops: monaco.editor.InjectedTextCursorStops.None } },
+          // An empty range carries no injected text unless it is shown when collapsed.
+          options: {
+            showIfCollapsed: true,
+            before: { content: original, inlineClassName: 'flint-removed', cursorStops: monaco.editor.InjectedTextCursorStops.None },
+          },
         });
       } else {
         // Removed whole lines sit above the line they were cut from; a cut that starts mid-line
