@@ -4,6 +4,9 @@ import type { DiffOp } from '@flint/stream-diff';
 import * as Y from 'yjs';
 import type { AgentPeer } from './AgentPeer';
 
+/** Keeps up to this long, within a line, between two changes, join the surrounding hunk. */
+const maxAbsorbedKeep = 40;
+
 interface OpenHunk {
   id: string;
   record: HunkRecord;
@@ -31,6 +34,8 @@ export class EditApplier {
    */
   private lastWritten: { client: number; clock: number } | null;
   private open: OpenHunk | null = null;
+  /** Characters of a short in-line keep not applied yet (see `keep`). */
+  private heldKeep = 0;
   private seq = 0;
   readonly hunkIds: string[] = [];
 
@@ -53,34 +58,75 @@ export class EditApplier {
     if (ops.length === 0) return;
     this.peer.transact(() => {
       for (const op of ops) {
-        if (op.type === 'keep') {
-          this.closeHunk();
-          const [kept, rest] = splitRuns(this.remaining, op.length);
-          const last = kept[kept.length - 1];
-          if (last) this.lastWritten = { client: last.client, clock: last.clock + last.length - 1 };
-          this.remaining = rest;
-          this.cursor += op.length;
-        } else if (op.type === 'delete') {
-          const hunk = this.openHunk();
-          const [gone, rest] = splitRuns(this.remaining, op.length);
-          deleteRanges(this.text, liveRanges(this.text, gone));
-          hunk.original.push(this.original.slice(this.cursor, this.cursor + op.length));
-          this.remaining = rest;
-          this.cursor += op.length;
-        } else {
-          this.openHunk();
-          this.text.insert(this.insertionIndex(), op.text);
-          this.lastWritten = { client: this.peer.doc.clientID, clock: this.clock() - 1 };
+        if (op.type === 'keep') this.keep(op.length);
+        else {
+          this.absorbHeldKeep();
+          if (op.type === 'delete') this.delete(op.length);
+          else this.insert(op.text);
         }
       }
       if (this.open) this.writeHunk(this.open);
     });
   }
 
+  /**
+   * A short keep inside a line, between two changes, would split one line's rewrite into
+   * word-sized hunks. It is held (a keep changes no text, so holding it shows nothing late):
+   * if the line changes again it becomes part of the hunk, else it is applied as a keep.
+   */
+  private keep(length: number): void {
+    if (this.open) {
+      const held = this.original.slice(this.cursor, this.cursor + this.heldKeep + length);
+      if (!held.includes('\n') && held.length <= maxAbsorbedKeep) {
+        this.heldKeep += length;
+        return;
+      }
+    }
+    this.applyKeep(this.heldKeep + length);
+    this.heldKeep = 0;
+  }
+
+  private applyKeep(length: number): void {
+    this.closeHunk();
+    const [kept, rest] = splitRuns(this.remaining, length);
+    const last = kept[kept.length - 1];
+    if (last) this.lastWritten = { client: last.client, clock: last.clock + last.length - 1 };
+    this.remaining = rest;
+    this.cursor += length;
+  }
+
+  /** The held keep becomes a rewrite of the same text, inside the open hunk. */
+  private absorbHeldKeep(): void {
+    if (this.heldKeep === 0) return;
+    const text = this.original.slice(this.cursor, this.cursor + this.heldKeep);
+    this.heldKeep = 0;
+    this.delete(text.length);
+    this.insert(text);
+  }
+
+  private delete(length: number): void {
+    const hunk = this.openHunk();
+    const [gone, rest] = splitRuns(this.remaining, length);
+    deleteRanges(this.text, liveRanges(this.text, gone));
+    hunk.original.push(this.original.slice(this.cursor, this.cursor + length));
+    this.remaining = rest;
+    this.cursor += length;
+  }
+
+  private insert(text: string): void {
+    this.openHunk();
+    this.text.insert(this.insertionIndex(), text);
+    this.lastWritten = { client: this.peer.doc.clientID, clock: this.clock() - 1 };
+  }
+
   /** Ends the edit: closes the open hunk. The original the ops did not reach stays. */
   finish(): void {
-    if (!this.open) return;
-    this.peer.transact(() => this.closeHunk());
+    if (!this.open && this.heldKeep === 0) return;
+    this.peer.transact(() => {
+      if (this.heldKeep > 0) this.applyKeep(this.heldKeep);
+      this.heldKeep = 0;
+      this.closeHunk();
+    });
   }
 
   /** Where the agent's caret is: just before the next original character. */
