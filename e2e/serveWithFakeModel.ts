@@ -1,13 +1,20 @@
 /**
  * The e2e server: the real gateway (main.ts), with its `fast` route pointed at a loopback fake
  * OpenAI-compatible provider (the one thing e2e may fake: a provider we don't own). Tests script
- * the fake over a small control port (E2E_PORT + 1): POST /script with a FakeScript.
+ * the fake over a small control port (E2E_PORT + 1): POST /script with a FakeScript. The
+ * `complete` route (autocomplete) goes to a fake FIM server with the Qwen template, scripted with
+ * POST /script-complete.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { FakeOpenAIServer, type FakeScript } from '@flint/test-kit';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeFimServer, FakeOpenAIServer, type FakeScript } from '@flint/test-kit';
 
 const fake = await FakeOpenAIServer.start();
 fake.respondWith({ text: 'return 0;', tokensPerSecond: 200, chunkChars: 2 });
+const fim = await FakeFimServer.start();
+fim.respondWith({ text: '' });
 
 const controlPort = Number(process.env.PORT ?? 4173) + 1;
 createServer((req, res) => {
@@ -16,6 +23,11 @@ createServer((req, res) => {
   req.on('end', () => {
     if (req.method === 'POST' && req.url === '/script') {
       fake.respondWith(JSON.parse(body) as Partial<FakeScript>);
+      res.writeHead(204).end();
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/script-complete') {
+      fim.respondWith(JSON.parse(body) as Partial<FakeScript>);
       res.writeHead(204).end();
       return;
     }
@@ -28,4 +40,7 @@ process.env.OPENAI_BASE_URL = fake.baseUrl;
 process.env.OPENAI_API_KEY = 'e2e-key';
 process.env.FLINT_MODEL_FAST = 'fake-spark';
 process.env.FLINT_MODEL_DEEP = 'fake-deep';
+const configFile = join(tmpdir(), `flint-e2e-${process.pid}.json`);
+writeFileSync(configFile, JSON.stringify({ routes: { complete: { kind: 'openai-chat', baseUrl: fim.baseUrl, model: 'qwen2.5-coder-e2e', fimTemplate: 'qwen' } } }));
+process.env.FLINT_CONFIG = configFile;
 await import('../apps/gateway/src/main.ts');

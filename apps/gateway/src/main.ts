@@ -56,6 +56,7 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
       model: routeConfig.kind === 'embedded' ? 'flint-tiny' : routeConfig.model,
       contextTokens: routeConfig.kind === 'embedded' ? 2048 : contextTokens,
       supportsPrediction: routeConfig.supportsPrediction,
+      fimTemplate: routeConfig.fimTemplate,
     };
   };
   return { router, close: async () => void (await Promise.all(Object.values(providers).map((p) => p.close()))) };

@@ -15,6 +15,7 @@ import {
   startDocFrame,
   type AgentRequest,
   type AgentRoute,
+  type CompletionOutcome,
   type FileOp,
   type RequestErrorCode,
   type Role,
@@ -27,6 +28,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
+import { CompletionChannel, failure, type CompletionResult, type CompletionStream } from './completion/CompletionChannel';
 import { DocHandle } from './DocHandle';
 import { defaultTimers, OPEN, type Timers, type WebSocketLike } from './WebSocketLike';
 
@@ -85,6 +87,14 @@ export class FlintClient {
   readonly turns = new Map<string, TurnInfo>();
   private readonly timers: Timers;
   private nextRequestId = 1;
+  private readonly completions = new CompletionChannel(
+    (message) => {
+      if (this.socket?.readyState !== OPEN || this.status.kind !== 'open') return false;
+      this.send(encodeControl(message));
+      return true;
+    },
+    () => this.nextRequestId++,
+  );
   private attempt = 0;
   private reconnectTimer: unknown = null;
   private pingTimer: unknown = null;
@@ -162,6 +172,7 @@ export class FlintClient {
       resolve({ ok: false, code: 'disconnected', message: 'The connection dropped before the gateway answered.' });
     }
     this.pending.clear();
+    this.completions.disconnected();
     if (this.destroyed) return;
     if (!shouldReconnect(code)) {
       this.setStatus({ kind: 'closed', code, message: describeClose(code) });
@@ -241,6 +252,9 @@ export class FlintClient {
       case 'doc.missing':
         for (const listener of this.missingListeners) listener(message.docId);
         return;
+      case 'complete.delta':
+      case 'complete.result':
+        return this.completions.receive(message);
     }
   }
 
@@ -346,6 +360,26 @@ export class FlintClient {
     });
   }
 
+  /**
+   * Asks for ghost text at `index` of a file ([P25]): streamed, then one result ([P26]). The
+   * gateway keeps one completion in flight per session, so a new one cancels the previous.
+   * Viewers get a failed result at once: they cannot type ([P29]). Use a `Completer` to drive it.
+   */
+  complete(request: { fileId: string; index: number; openFileIds: string[] }): CompletionStream {
+    if (this.status.kind === 'open' && !this.canWrite()) return settledStream(failure('forbidden', 'Viewers get no completions.'));
+    const handle = this.docs.get(request.fileId);
+    if (!handle) return settledStream(failure('not_found', 'That file is not open in this tab.'));
+    const text = handle.doc.getText(FILE_TEXT_KEY);
+    // Tied to the character before the cursor: text others insert after it does not move it.
+    const position = toBase64(Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(text, request.index, -1)));
+    return this.completions.request(request.fileId, position, request.openFileIds);
+  }
+
+  /** What the user did with a suggestion ([P28]): for the gateway's metrics. */
+  completionFeedback(requestId: number, outcome: CompletionOutcome, latencyMs: number): void {
+    this.completions.feedback(requestId, outcome, latencyMs);
+  }
+
   /** Esc / Stop: interrupts a turn; what it wrote stays for review. */
   cancelTurn(turnId: string): Promise<RequestResult> {
     return this.request({ type: 'agent.cancel', turnId });
@@ -380,12 +414,18 @@ export class FlintClient {
     const socket = this.socket;
     this.socket = null;
     socket?.close(1000, 'client closed');
+    this.completions.disconnected();
     for (const [docId, handle] of this.docs) {
       this.detach.get(docId)?.();
       handle.destroy();
     }
     this.docs.clear();
   }
+}
+
+/** A completion answered on this side, without asking the gateway. */
+function settledStream(result: CompletionResult): CompletionStream {
+  return { requestId: 0, received: '', onDelta: () => {}, result: Promise.resolve(result), cancel: () => {} };
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

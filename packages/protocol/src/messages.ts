@@ -29,12 +29,30 @@ export type AgentRequest =
   /** Redirect a streaming turn: it continues from its partial output with the new instruction. */
   | { type: 'agent.steer'; requestId: number; turnId: string; instruction: string };
 
+/** What the typing user did with a suggestion, for metrics ([P28]). */
+export type CompletionOutcome = 'shown' | 'accepted' | 'dismissed';
+
+/** Most files a completion request may name as open, for snippets ([P25]). */
+export const MAX_COMPLETION_OPEN_FILES = 32;
+
+export type CompletionRequest =
+  /**
+   * Ghost text at the cursor ([P25]). `position` is a base64 Yjs relative position in the file's
+   * text; the gateway reads the text around it in its own copy of the doc.
+   */
+  | { type: 'complete.request'; requestId: number; fileId: string; position: string; openFileIds: string[] }
+  /** Stops an in-flight completion ([P27]). */
+  | { type: 'complete.cancel'; requestId: number }
+  /** `latencyMs`: for `shown`, keystroke to ghost text as the client measured it ([P28]). */
+  | { type: 'complete.feedback'; requestId: number; outcome: CompletionOutcome; latencyMs: number };
+
 export type ClientMessage =
   | { type: 'hello'; protocolVersion: number; workspaceId: string; token: string }
   | { type: 'ping'; sentAt: number }
   | { type: 'doc.close'; docId: string }
   | FileOp
-  | AgentRequest;
+  | AgentRequest
+  | CompletionRequest;
 
 export interface Limits {
   maxFrameBytes: number;
@@ -92,6 +110,17 @@ export interface TurnInfo {
   error: { code: AgentErrorCode; message: string; retryAfterMs: number | null } | null;
 }
 
+export type CompletionStatus = 'done' | 'cancelled' | 'failed';
+
+/** Why a completion failed: a provider failure, or the request itself ([P26]). */
+export type CompletionErrorCode = AgentErrorCode | 'not_found' | 'invalid_range';
+
+export interface CompletionError {
+  code: CompletionErrorCode;
+  message: string;
+  retryAfterMs: number | null;
+}
+
 export type ServerMessage =
   | {
       type: 'welcome';
@@ -107,7 +136,23 @@ export type ServerMessage =
   | { type: 'doc.missing'; docId: string }
   | { type: 'result'; requestId: number; ok: true; turnId?: string }
   | { type: 'result'; requestId: number; ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number }
-  | { type: 'agent.turn'; turn: TurnInfo };
+  | { type: 'agent.turn'; turn: TurnInfo }
+  /** Model text of an in-flight completion, cut at its boundary; provisional ([P26]). */
+  | { type: 'complete.delta'; requestId: number; text: string }
+  /**
+   * The one answer to a `complete.request` ([P26]). `text` (done only) is the suggestion to show,
+   * always a prefix of the deltas joined; empty means none. `latencyMs`: request to result, on
+   * the gateway.
+   */
+  | {
+      type: 'complete.result';
+      requestId: number;
+      status: CompletionStatus;
+      text: string;
+      model: string;
+      latencyMs: number | null;
+      error: CompletionError | null;
+    };
 
 export function canWrite(role: Role): boolean {
   return role !== 'viewer';
@@ -133,6 +178,20 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     (m.route === 'fast' || m.route === 'deep'),
   'agent.cancel': (m) => isInt(m.requestId) && isString(m.turnId),
   'agent.steer': (m) => isInt(m.requestId) && isString(m.turnId) && isString(m.instruction),
+  'complete.request': (m) =>
+    isInt(m.requestId) &&
+    isString(m.fileId) &&
+    isString(m.position) &&
+    Array.isArray(m.openFileIds) &&
+    m.openFileIds.length <= MAX_COMPLETION_OPEN_FILES &&
+    m.openFileIds.every(isString),
+  'complete.cancel': (m) => isInt(m.requestId),
+  'complete.feedback': (m) =>
+    isInt(m.requestId) &&
+    (m.outcome === 'shown' || m.outcome === 'accepted' || m.outcome === 'dismissed') &&
+    typeof m.latencyMs === 'number' &&
+    Number.isFinite(m.latencyMs) &&
+    m.latencyMs >= 0,
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */

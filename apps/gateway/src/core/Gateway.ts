@@ -3,6 +3,7 @@ import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, type ModelRouter } from './agent/ModelRouter';
 import type { Clock } from './Clock';
+import { CompletionService, type CompletionConfig } from './complete/CompletionService';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
 import type { GatewayContext, Log } from './GatewayContext';
 import { generateId } from './linkTokens';
@@ -20,6 +21,8 @@ export interface GatewayOptions {
   log?: Log;
   /** Which model serves each route; none by default. */
   models?: ModelRouter;
+  /** Autocomplete limits and budgets (defaults: `defaultCompletionConfig`). */
+  completion?: Partial<CompletionConfig>;
 }
 
 export interface CreatedWorkspace {
@@ -53,6 +56,7 @@ export class Gateway {
       rooms: this.rooms,
       log,
       agent: new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics),
+      completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
       sessionOpened: (session) => {
         let sessions = this.sessionsByLink.get(session.linkId);
         if (!sessions) this.sessionsByLink.set(session.linkId, (sessions = new Set()));
@@ -62,6 +66,7 @@ export class Gateway {
         const sessions = this.sessionsByLink.get(session.linkId);
         sessions?.delete(session);
         if (sessions?.size === 0) this.sessionsByLink.delete(session.linkId);
+        this.ctx.completions.sessionClosed(session);
         this.rooms.released(room);
       },
     };

@@ -1,5 +1,6 @@
 import type { AgentService } from './agent/AgentService';
 import type { Clock } from './Clock';
+import type { CompletionService } from './complete/CompletionService';
 import type { GatewayConfig } from './GatewayConfig';
 import type { LinkService } from './LinkService';
 import type { Metrics } from './Metrics';
@@ -19,6 +20,7 @@ export interface GatewayContext {
   readonly rooms: RoomRegistry;
   readonly log: Log;
   readonly agent: AgentService;
+  readonly completions: CompletionService;
   sessionOpened(session: Session): void;
   sessionClosed(session: Session, room: Room): void;
 }

@@ -132,6 +132,8 @@ export class Session implements Connection {
       role: link.role,
       limits: config.limits,
     });
+    // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
+    for (const turn of this.ctx.agent.activeTurns(room)) this.sendControl({ type: 'agent.turn', turn });
   }
 
   private control(message: ClientMessage, room: Room): void {
@@ -163,6 +165,11 @@ export class Session implements Connection {
         const byName = room.index.awareness.nameOf(this) ?? 'Someone';
         return this.sendResult(message.requestId, this.ctx.agent.handle(message, this, room, byName));
       }
+      case 'complete.request':
+      case 'complete.cancel':
+      case 'complete.feedback':
+        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot type, so they get no completions');
+        return this.ctx.completions.handle(message, this, room);
     }
   }
 

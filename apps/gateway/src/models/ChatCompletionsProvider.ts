@@ -1,16 +1,20 @@
 /**
  * OpenAI-compatible Chat Completions over SSE, for any base URL: OpenAI, Cerebras, Groq, vLLM,
  * llama-server, Ollama, LM Studio. One keep-alive agent per provider, so sequential requests
- * reuse a warm TCP (and TLS) connection.
+ * reuse a warm TCP (and TLS) connection. For autocomplete it also completes raw FIM prompts
+ * (`/v1/completions`) and, where configured, llama-server's native `/infill`.
  */
 import type http from 'node:http';
 import {
   ProviderError,
   type FinishReason,
+  type InfillRequest,
   type ModelEvent,
   type ModelProvider,
   type ModelRequest,
+  type PromptRequest,
 } from './ModelProvider';
+import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { keepAliveAgentFor, SseStream } from './SseStream';
 
@@ -35,6 +39,8 @@ export interface ChatCompletionsOptions {
   idleTimeoutMs?: number;
   /** Extra headers (e.g. `OpenAI-Organization`). */
   headers?: Record<string, string>;
+  /** llama-server's `/infill` URL (e.g. "http://127.0.0.1:8080/infill"): enables `infill`. */
+  infillUrl?: string;
 }
 
 interface ChatChunk {
@@ -50,24 +56,73 @@ interface ChatChunk {
 export class ChatCompletionsProvider implements ModelProvider {
   readonly kind = 'openai-chat';
   private readonly url: URL;
+  private readonly completionsUrl: URL;
+  private readonly infillUrl: URL | null;
   private readonly name: string;
   private readonly agent: http.Agent;
+  private readonly infillAgent: http.Agent | null;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ChatCompletionsOptions) {
-    this.url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`);
+    const base = options.baseUrl.replace(/\/+$/, '');
+    this.url = new URL(`${base}/chat/completions`);
+    this.completionsUrl = new URL(`${base}/completions`);
+    this.infillUrl = options.infillUrl ? new URL(options.infillUrl) : null;
     this.name = options.name ?? this.url.host;
     this.agent = keepAliveAgentFor(this.url);
+    this.infillAgent = this.infillUrl && this.infillUrl.protocol !== this.url.protocol ? keepAliveAgentFor(this.infillUrl) : null;
     this.headers = { ...options.headers };
     if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+    return this.run(this.url, this.body(request), signal, readChatChunk);
+  }
+
+  /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
+  completePrompt(request: PromptRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+    const body: Record<string, unknown> = {
+      model: request.model,
+      prompt: request.prompt,
+      stream: true,
+      max_tokens: request.maxOutputTokens,
+    };
+    if (this.options.includeUsage !== false) body.stream_options = { include_usage: true };
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.stop && request.stop.length > 0) body.stop = request.stop;
+    return this.run(this.completionsUrl, body, signal, readCompletionChunk);
+  }
+
+  /** llama-server's `/infill`: the server applies the model's own FIM tokens and repo format. */
+  infill(prefix: string, suffix: string, request: InfillRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+    if (!this.infillUrl) return notConfigured(this.name);
+    const body: Record<string, unknown> = {
+      input_prefix: prefix,
+      input_suffix: suffix,
+      input_extra: request.extra ?? [],
+      stream: true,
+      n_predict: request.maxOutputTokens,
+      // Keystroke after keystroke the prompt mostly repeats: let the slot reuse its KV cache.
+      cache_prompt: true,
+    };
+    if (request.model) body.model = request.model;
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.stop && request.stop.length > 0) body.stop = request.stop;
+    return this.run(this.infillUrl, body, signal, readInfillChunk);
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+    this.infillAgent?.destroy();
+  }
+
+  /** One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. */
+  private async *run(url: URL, body: unknown, signal: AbortSignal, read: (data: string) => CompletionChunk | null): AsyncGenerator<ModelEvent, void, undefined> {
     const stream = await SseStream.open({
-      url: this.url,
+      url,
       headers: this.headers,
-      body: this.body(request),
-      agent: this.agent,
+      body,
+      agent: url === this.infillUrl && this.infillAgent ? this.infillAgent : this.agent,
       signal,
       idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
       provider: this.name,
@@ -78,29 +133,20 @@ export class ChatCompletionsProvider implements ModelProvider {
       let finishReason: FinishReason | null = null;
       let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
       for await (const event of stream.events()) {
-        if (event.data === '[DONE]') {
-          finished = true;
-          break;
+        const chunk = read(event.data);
+        if (chunk === null) {
+          throw new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name);
         }
-        const chunk = this.parse(event.data);
-        if (chunk.error !== undefined && chunk.error !== null) {
-          throw providerErrorFromWire({ ...wireErrorOf(chunk) }, this.name);
-        }
-        // `choices: null` and usage-only chunks (`choices: []`) carry no text.
-        const choice = chunk.choices?.[0];
-        const content = choice?.delta?.content;
-        if (content) {
-          yield { type: 'text', text: content };
+        if (chunk.error !== null) throw providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name);
+        if (chunk.text) {
+          yield { type: 'text', text: chunk.text };
           if (signal.aborted) return;
         }
-        if (choice?.finish_reason) finishReason = choice.finish_reason === 'length' ? 'length' : 'stop';
-        if (chunk.usage) {
-          usage = {
-            type: 'usage',
-            inputTokens: chunk.usage.prompt_tokens ?? 0,
-            outputTokens: chunk.usage.completion_tokens ?? 0,
-            cachedInputTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
-          };
+        if (chunk.finishReason) finishReason = chunk.finishReason;
+        if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
+        if (chunk.final) {
+          finished = true;
+          break;
         }
       }
       if (signal.aborted) return;
@@ -122,10 +168,6 @@ export class ChatCompletionsProvider implements ModelProvider {
     }
   }
 
-  async close(): Promise<void> {
-    this.agent.destroy();
-  }
-
   private body(request: ModelRequest): Record<string, unknown> {
     const body: Record<string, unknown> = {
       model: request.model,
@@ -141,14 +183,39 @@ export class ChatCompletionsProvider implements ModelProvider {
     }
     return body;
   }
+}
 
-  private parse(data: string): ChatChunk {
-    try {
-      const parsed: unknown = JSON.parse(data);
-      if (typeof parsed === 'object' && parsed !== null) return parsed as ChatChunk;
-    } catch {
-      // Falls through to the typed error below.
-    }
-    throw new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name);
+/** A Chat Completions chunk: `choices[0].delta.content`; `choices: null` and usage-only chunks carry no text. */
+function readChatChunk(data: string): CompletionChunk | null {
+  if (data === '[DONE]') return { text: '', finishReason: null, usage: null, final: true, error: null };
+  let chunk: ChatChunk;
+  try {
+    const parsed: unknown = JSON.parse(data);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    chunk = parsed as ChatChunk;
+  } catch {
+    // The caller turns null into a typed bad_response.
+    return null;
   }
+  if (chunk.error !== undefined && chunk.error !== null) return { text: '', finishReason: null, usage: null, final: false, error: chunk };
+  const choice = chunk.choices?.[0];
+  const finish = choice?.finish_reason;
+  return {
+    text: choice?.delta?.content ?? '',
+    finishReason: finish ? (finish === 'length' ? 'length' : 'stop') : null,
+    usage: chunk.usage
+      ? {
+          inputTokens: chunk.usage.prompt_tokens ?? 0,
+          outputTokens: chunk.usage.completion_tokens ?? 0,
+          cachedInputTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        }
+      : null,
+    final: false,
+    error: null,
+  };
+}
+
+/** Fails on the first `next()`, like a request the server refused. */
+async function* notConfigured(name: string): AsyncGenerator<ModelEvent, void, undefined> {
+  throw new ProviderError('not_configured', `${name}: no /infill endpoint is configured for this route — set infillEndpoint, or use a FIM template.`, null, name);
 }

@@ -4,7 +4,7 @@
  * (cool-down) → half-open: one trial request; its success closes the circuit, its failure
  * reopens it.
  */
-import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
+import { ProviderError, type InfillRequest, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from './ModelProvider';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -101,39 +101,51 @@ export class CircuitBreaker {
   }
 }
 
-/** A ModelProvider that consults `breaker` around every stream of `provider`. */
+/** A ModelProvider that consults `breaker` around every stream of `provider` (and its optional FIM methods). */
 export function withCircuitBreaker(
   provider: ModelProvider,
   options: CircuitBreakerOptions,
 ): ModelProvider & { readonly breaker: CircuitBreaker } {
   const breaker = new CircuitBreaker({ name: provider.kind, ...options });
-  return {
+  async function* guarded(signal: AbortSignal, open: () => AsyncIterable<ModelEvent>): AsyncGenerator<ModelEvent, void, undefined> {
+    if (signal.aborted) return;
+    breaker.admit();
+    let answered = false;
+    let settled = false;
+    try {
+      for await (const event of open()) {
+        // Health is judged at the first event, not at `done`: a long generation must not hold
+        // the half-open circuit (and every other caller) for its whole duration.
+        if (!answered) {
+          answered = true;
+          breaker.onSuccess();
+        }
+        yield event;
+      }
+    } catch (error) {
+      settled = true;
+      if (error instanceof ProviderError) breaker.onFailure(error);
+      else breaker.onAbandon();
+      throw error;
+    } finally {
+      if (!answered && !settled) breaker.onAbandon();
+    }
+  }
+  const wrapped: ModelProvider & { readonly breaker: CircuitBreaker } = {
     kind: provider.kind,
     breaker,
     close: () => provider.close(),
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
-      if (signal.aborted) return;
-      breaker.admit();
-      let answered = false;
-      let settled = false;
-      try {
-        for await (const event of provider.stream(request, signal)) {
-          // Health is judged at the first event, not at `done`: a long generation must not hold
-          // the half-open circuit (and every other caller) for its whole duration.
-          if (!answered) {
-            answered = true;
-            breaker.onSuccess();
-          }
-          yield event;
-        }
-      } catch (error) {
-        settled = true;
-        if (error instanceof ProviderError) breaker.onFailure(error);
-        else breaker.onAbandon();
-        throw error;
-      } finally {
-        if (!answered && !settled) breaker.onAbandon();
-      }
-    },
+    stream: (request: ModelRequest, signal: AbortSignal) => guarded(signal, () => provider.stream(request, signal)),
   };
+  // Only what the provider has: callers test for these methods to pick a completion strategy.
+  if (provider.completePrompt) {
+    const completePrompt = provider.completePrompt.bind(provider);
+    wrapped.completePrompt = (request: PromptRequest, signal: AbortSignal) => guarded(signal, () => completePrompt(request, signal));
+  }
+  if (provider.infill) {
+    const infill = provider.infill.bind(provider);
+    wrapped.infill = (prefix: string, suffix: string, request: InfillRequest, signal: AbortSignal) =>
+      guarded(signal, () => infill(prefix, suffix, request, signal));
+  }
+  return wrapped;
 }

@@ -28,6 +28,27 @@ export interface ModelRequest {
   stop?: string[];
 }
 
+/** A raw prompt, sent as-is without a chat template: fill-in-the-middle with the model's FIM tokens. */
+export interface PromptRequest {
+  model: string;
+  prompt: string;
+  maxOutputTokens: number;
+  temperature?: number;
+  stop?: string[];
+}
+
+/** Native fill-in-the-middle (llama-server `/infill`, the embedded model's FIM tokens). */
+export interface InfillRequest {
+  maxOutputTokens: number;
+  temperature?: number;
+  stop?: string[];
+  /** Requests in one thread (e.g. one editor buffer) may reuse a KV cache. */
+  threadId?: string;
+  model?: string;
+  /** Related code from other files, placed before the prefix (llama-server `input_extra`). */
+  extra?: Array<{ filename: string; text: string }>;
+}
+
 export type FinishReason = 'stop' | 'length';
 
 export type ModelEvent =
@@ -79,6 +100,16 @@ export interface ModelProvider {
    * embedded generation stopped) so the provider stops spending tokens.
    */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /**
+   * Optional: completes a raw prompt (OpenAI-compatible `/v1/completions`), for FIM templates.
+   * Same events, abort and error contract as `stream`.
+   */
+  completePrompt?(request: PromptRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /**
+   * Optional: native fill-in-the-middle between `prefix` and `suffix`. Same contract as `stream`;
+   * an adapter configured without it fails with `not_configured`.
+   */
+  infill?(prefix: string, suffix: string, request: InfillRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /** Closes kept-alive connections and child processes. */
   close(): Promise<void>;
 }

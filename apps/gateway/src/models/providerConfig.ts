@@ -11,14 +11,23 @@
  *   llama-server, Ollama, LM Studio); with neither → embedded.
  * - `FLINT_MODEL_FAST`, `FLINT_MODEL_DEEP`, `FLINT_MODEL_COMPLETE`: model per route; deep and
  *   complete default to the fast route's model.
+ * - `FLINT_FIM_TEMPLATE`, `FLINT_INFILL_URL`: how the complete route fills the middle (below).
  * - `FLINT_CONFIG`: path of a JSON file `{ "routes": { "fast": {...}, "deep": {...} },
  *   "breaker": {...} }`. A route there wins over the environment; its key comes from `apiKeyEnv`
  *   (the name of an environment variable) or, discouraged, a literal `apiKey`.
+ *
+ * Autocomplete (the complete route): `fimTemplate` is one of qwen, deepseek, starcoder2,
+ * codestral, codellama (a raw prompt to `/v1/completions`), `infill` (the provider's native
+ * fill-in-the-middle: llama-server's `/infill` at `infillEndpoint`, or the embedded model), or
+ * `chat` (a chat prompt, for models without FIM tokens). Unset: embedded → infill; a model name
+ * that names a FIM family (e.g. "qwen2.5-coder-7b") → its template; anything else → chat.
+ * `infillEndpoint` alone implies `infill`.
  */
 import type { ModelProvider, Route } from './ModelProvider';
 import { ProviderError } from './ModelProvider';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
 import { withCircuitBreaker } from './CircuitBreaker';
+import { fimModes, type FimMode } from './fim/Infiller';
 import { ResponsesProvider } from './ResponsesProvider';
 
 export type ProviderKind = 'openai-responses' | 'openai-chat' | 'embedded';
@@ -36,6 +45,10 @@ export interface RouteConfig {
   transport?: 'websocket' | 'sse' | 'auto';
   store?: boolean;
   idleTimeoutMs?: number;
+  /** How autocomplete fills the middle (complete route); see the header. */
+  fimTemplate?: FimMode;
+  /** llama-server's `/infill` URL, e.g. "http://127.0.0.1:8080/infill" (openai-chat only). */
+  infillEndpoint?: string;
 }
 
 export interface ProviderConfig {
@@ -89,7 +102,34 @@ function fromEnv(env: Env): Record<Route, RouteConfig> {
     const model = models[route] ?? (kind === 'openai-responses' ? openAIModels[route] : 'default');
     result[route] = baseRoute(kind, model, baseUrl, apiKey);
   }
+  const fimTemplate = nonEmpty(env.FLINT_FIM_TEMPLATE);
+  if (fimTemplate) result.complete.fimTemplate = fimModeOf(fimTemplate, 'FLINT_FIM_TEMPLATE');
+  const infillEndpoint = nonEmpty(env.FLINT_INFILL_URL);
+  if (infillEndpoint) result.complete.infillEndpoint = infillEndpoint;
   return result;
+}
+
+function fimModeOf(value: unknown, where: string): FimMode {
+  if (fimModes.includes(value as FimMode)) return value as FimMode;
+  throw new ProviderConfigError(`${where} is "${String(value)}"; use one of ${fimModes.join(', ')}.`);
+}
+
+/** Whether the route can fill the middle the way it is configured to; a sentence to fix it if not. */
+function checkFim(route: Route, r: RouteConfig): void {
+  if (r.infillEndpoint !== undefined) {
+    if (r.kind !== 'openai-chat') throw new ProviderConfigError(`routes.${route}.infillEndpoint needs kind openai-chat (llama-server); this route is ${r.kind}.`);
+    if (!URL.canParse(r.infillEndpoint)) throw new ProviderConfigError(`The infill endpoint "${r.infillEndpoint}" is not a URL: write it like http://127.0.0.1:8080/infill.`);
+    r.fimTemplate ??= 'infill';
+  }
+  const mode = r.fimTemplate;
+  if (mode === undefined || mode === 'chat') return;
+  if (mode === 'infill') {
+    if (r.kind === 'embedded' || r.infillEndpoint !== undefined) return;
+    throw new ProviderConfigError(`routes.${route} uses fimTemplate "infill" but has no infillEndpoint (llama-server's /infill URL).`);
+  }
+  if (r.kind !== 'openai-chat') {
+    throw new ProviderConfigError(`routes.${route} uses the ${mode} FIM template, which needs an OpenAI-compatible server (kind openai-chat) for raw prompts; this route is ${r.kind}.`);
+  }
 }
 
 function baseRoute(kind: ProviderKind, model: string, baseUrl: string | null, apiKey: string | null): RouteConfig {
@@ -131,6 +171,10 @@ function routeFromFile(raw: unknown, route: Route, base: RouteConfig, env: Env):
   if (r.transport === 'websocket' || r.transport === 'sse' || r.transport === 'auto') config.transport = r.transport;
   if (typeof r.store === 'boolean') config.store = r.store;
   if (typeof r.idleTimeoutMs === 'number') config.idleTimeoutMs = r.idleTimeoutMs;
+  if (r.fimTemplate !== undefined) config.fimTemplate = fimModeOf(r.fimTemplate, `FLINT_CONFIG routes.${route}.fimTemplate`);
+  else if (kind === base.kind && base.fimTemplate !== undefined) config.fimTemplate = base.fimTemplate;
+  if (typeof r.infillEndpoint === 'string') config.infillEndpoint = r.infillEndpoint;
+  else if (kind === base.kind && base.infillEndpoint !== undefined) config.infillEndpoint = base.infillEndpoint;
   return config;
 }
 
@@ -150,6 +194,7 @@ export function loadProviderConfig(env: Env, file?: string): ProviderConfig {
   }
   for (const route of routes) {
     const r = config.routes[route];
+    checkFim(route, r);
     if (r.kind === 'openai-responses' && !r.apiKey) {
       throw new ProviderConfigError(`The ${route} route uses the OpenAI Responses API but has no key: set OPENAI_API_KEY.`);
     }
@@ -179,7 +224,7 @@ export function createProviders(config: ProviderConfig, factories: ProviderFacto
   const result = {} as Record<Route, ModelProvider>;
   for (const route of routes) {
     const r = config.routes[route];
-    const key = JSON.stringify([r.kind, r.baseUrl, r.apiKey, r.transport, r.store, r.maxTokensField, r.supportsPrediction, r.idleTimeoutMs, r.kind === 'embedded' ? r.model : null]);
+    const key = JSON.stringify([r.kind, r.baseUrl, r.apiKey, r.transport, r.store, r.maxTokensField, r.supportsPrediction, r.idleTimeoutMs, r.infillEndpoint, r.kind === 'embedded' ? r.model : null]);
     let provider = shared.get(key);
     if (!provider) {
       provider = withCircuitBreaker(build(r, route, factories), { clock: factories.clock ?? Date, ...config.breaker });
@@ -203,6 +248,7 @@ function build(r: RouteConfig, route: Route, factories: ProviderFactories): Mode
         supportsPrediction: r.supportsPrediction,
         maxTokensField: r.maxTokensField,
         idleTimeoutMs: r.idleTimeoutMs,
+        infillUrl: r.infillEndpoint,
       });
     case 'embedded':
       return factories.embedded ? factories.embedded(r) : unconfigured(route);

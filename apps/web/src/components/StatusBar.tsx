@@ -3,6 +3,7 @@ import { useConnection } from '../stores/connectionStore';
 import { useEditorStatus } from '../stores/editorStore';
 import { follow, usePresence } from '../stores/presenceStore';
 import { AgentHud } from './AgentHud';
+import { AutocompleteStatus } from './AutocompleteStatus';
 import { roleLabel } from './RoleBadge';
 
 function connectionText(status: ConnectionStatus): string {
@@ -78,6 +79,7 @@ export function StatusBar() {
       <ConnectionItem />
       <RttItem />
       <AgentHud />
+      <AutocompleteStatus />
       {role && <span className="status-item" data-testid="status-role">{roleLabel(role)}</span>}
       <FollowingItem />
       <span className="status-spacer" />

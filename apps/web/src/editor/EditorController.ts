@@ -4,6 +4,7 @@ import { useEditorStatus } from '../stores/editorStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
 import { openFile, useWorkspace } from '../stores/workspaceStore';
 import { AgentController } from './AgentController';
+import { AutocompleteController } from './AutocompleteController';
 import { DiagnosticsRefresher } from './DiagnosticsRefresher';
 import { FollowController } from './FollowController';
 import { ModelRegistry, pathOfUri } from './ModelRegistry';
@@ -21,6 +22,7 @@ export class EditorController {
   private readonly follow: FollowController;
   private readonly diagnostics: DiagnosticsRefresher;
   private readonly agent: AgentController;
+  private readonly autocomplete: AutocompleteController;
   private readonly viewStates = new Map<string, monaco.editor.ICodeEditorViewState | null>();
   private shownFileId: string | null = null;
   private readonly disposers: Array<() => void> = [];
@@ -66,6 +68,8 @@ export class EditorController {
     this.handleCrossFileNavigation();
     this.routeUndo();
     this.agent = new AgentController(editor, this.registry);
+    // After the agent: its Esc binding (dismiss the ghost text) wins when both apply.
+    this.autocomplete = new AutocompleteController(editor, this.registry, client);
   }
 
   private showActive(): void {
@@ -209,6 +213,7 @@ export class EditorController {
 
   dispose(): void {
     for (const dispose of this.disposers) dispose();
+    this.autocomplete.dispose();
     this.agent.dispose();
     this.follow.dispose();
     this.diagnostics.dispose();

@@ -1,3 +1,4 @@
 export * from './FakeOpenAIServer';
 export * from './FakeScript';
 export * from './WireEvent';
+export * from './FakeFimServer';

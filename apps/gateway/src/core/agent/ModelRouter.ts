@@ -1,5 +1,5 @@
-import type { AgentRoute } from '@flint/protocol';
-import type { ModelProvider } from '../../models/ModelProvider';
+import type { FimMode } from '../../models/fim/Infiller';
+import type { ModelProvider, Route } from '../../models/ModelProvider';
 
 export interface RoutedModel {
   provider: ModelProvider;
@@ -8,9 +8,11 @@ export interface RoutedModel {
   contextTokens: number;
   /** Whether to send the original as a predicted output. */
   supportsPrediction: boolean;
+  /** Complete route: how to fill the middle; unset, it follows from the provider and model name. */
+  fimTemplate?: FimMode;
 }
 
 /** Which model serves a route in this deployment; null when none is configured. */
-export type ModelRouter = (route: AgentRoute) => RoutedModel | null;
+export type ModelRouter = (route: Route) => RoutedModel | null;
 
 export const noModels: ModelRouter = () => null;

@@ -168,6 +168,16 @@ describe('agent inline edits', () => {
     expect(viewer.closeCode).toBe(CloseCode.Forbidden);
   });
 
+  it('[P20] a tab that joins mid-turn learns of the streaming turn at once', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    ctx.provider.emit('export ');
+    await step(ctx);
+    const late = ctx.h.client(ctx.ws.workspaceId, ctx.ws.owner.token);
+    ctx.h.flush();
+    expect(late.turns.get(turnId)).toMatchObject({ status: 'streaming', model: 'spark-test' });
+  });
+
   it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
