@@ -1,17 +1,19 @@
-import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from '../../models/ModelProvider';
+import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from '../../models/ModelProvider';
 
 type Step = { kind: 'text'; text: string } | { kind: 'end' } | { kind: 'fail'; error: ProviderError };
 
 /**
- * A provider the test drives step by step (core tests run on a fake clock, with no sockets;
- * the real wire formats are covered by the provider contract suite on loopback servers).
+ * A provider the test drives step by step, for chat requests (`stream`) and raw FIM prompts
+ * (`completePrompt`) alike. Core tests run on a fake clock with no sockets; the real wire
+ * formats are covered by the provider contract suite on loopback servers.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly kind = 'scripted';
   readonly requests: ModelRequest[] = [];
+  readonly prompts: PromptRequest[] = [];
   aborted = 0;
-  private steps: Step[] = [];
-  private wake: (() => void) | null = null;
+  private readonly steps: Step[] = [];
+  private readonly waiters = new Set<() => void>();
 
   emit(text: string): void {
     this.push({ kind: 'text', text });
@@ -27,14 +29,25 @@ export class ScriptedProvider implements ModelProvider {
 
   private push(step: Step): void {
     this.steps.push(step);
-    this.wake?.();
+    for (const wake of [...this.waiters]) wake();
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
     this.requests.push(request);
+    return this.play(signal);
+  }
+
+  completePrompt(request: PromptRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    this.prompts.push(request);
+    return this.play(signal);
+  }
+
+  /** Yields the scripted steps as they come; several streams may wait at once. */
+  private async *play(signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    let wake = () => {};
     const onAbort = () => {
       this.aborted++;
-      this.wake?.();
+      wake();
     };
     signal.addEventListener('abort', onAbort, { once: true });
     let output = 0;
@@ -43,8 +56,11 @@ export class ScriptedProvider implements ModelProvider {
         if (signal.aborted) return;
         const step = this.steps.shift();
         if (!step) {
-          await new Promise<void>((resolve) => (this.wake = resolve));
-          this.wake = null;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            this.waiters.add(resolve);
+          });
+          this.waiters.delete(wake);
           continue;
         }
         if (step.kind === 'fail') throw step.error;

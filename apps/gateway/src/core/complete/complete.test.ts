@@ -2,80 +2,16 @@
 import { CloseCode, decodeServerFrame, encodeControl, isDecodeError, type ServerMessage } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import type { CompletionResult, CompletionStream } from '@flint/client';
-import type { ModelEvent, ModelProvider, PromptRequest } from '../../models/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain, ProviderError } from '../agent/ScriptedProvider';
+import { drain, ProviderError, ScriptedProvider } from '../agent/ScriptedProvider';
 import { fileIdOf, Harness, hello, textOf } from '../testHarness';
-
-type Step = { kind: 'text'; text: string } | { kind: 'end' } | { kind: 'fail'; error: ProviderError };
-
-/** A FIM model the test drives step by step; each stream waits for its own wake-up. */
-class ScriptedFimProvider implements ModelProvider {
-  readonly kind = 'scripted';
-  readonly prompts: PromptRequest[] = [];
-  aborted = 0;
-  private readonly steps: Step[] = [];
-  private readonly waiters = new Set<() => void>();
-
-  emit(text: string): void {
-    this.push({ kind: 'text', text });
-  }
-
-  end(): void {
-    this.push({ kind: 'end' });
-  }
-
-  fail(error: ProviderError): void {
-    this.push({ kind: 'fail', error });
-  }
-
-  private push(step: Step): void {
-    this.steps.push(step);
-    for (const wake of [...this.waiters]) wake();
-  }
-
-  stream(): AsyncIterable<ModelEvent> {
-    throw new Error('a FIM model gets raw prompts');
-  }
-
-  async *completePrompt(request: PromptRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    this.prompts.push(request);
-    let wake = () => {};
-    const onAbort = () => {
-      this.aborted++;
-      wake();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      for (;;) {
-        if (signal.aborted) return;
-        const step = this.steps.shift();
-        if (!step) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            this.waiters.add(resolve);
-          });
-          this.waiters.delete(wake);
-          continue;
-        }
-        if (step.kind === 'fail') throw step.error;
-        if (step.kind === 'end') return yield { type: 'done', finishReason: 'stop' };
-        yield { type: 'text', text: step.text };
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  async close(): Promise<void> {}
-}
 
 const mathTs = 'export function add(a: number, b: number) {\n  return a + b;\n}\n\nexport const total = ';
 const itemTs = 'export interface Item {\n  price: number;\n}\n';
 
 function setup(options: { complete?: boolean } = {}) {
-  const provider = new ScriptedFimProvider();
+  const provider = new ScriptedProvider();
   const models: ModelRouter = (route) =>
     route === 'complete' && options.complete === false ? null : { provider, model: route === 'complete' ? 'qwen2.5-coder-test' : 'spark', contextTokens: 32_000, supportsPrediction: false };
   const h = new Harness(new SqliteStore(':memory:'), {}, models);
