@@ -1,0 +1,181 @@
+/**
+ * A loopback OpenAI-compatible Chat Completions server (SSE) that streams at an exact rate.
+ *
+ * Why not FakeOpenAIServer's `tokensPerSecond`: it waits one timer per delta, and Node timers
+ * cannot fire more often than once a millisecond, so every rate above ~1k tokens/s silently
+ * becomes ~1k (measured: see bench/README.md). Here a token's send time comes from a schedule
+ * (token i at t0 + i / rate) and one 1 ms ticker writes every token that is due, as a real
+ * server's TCP stream would coalesce them. The wire events are the test-kit's own
+ * (`chatCompletionWire`), serialised once per configuration, so the token source costs little
+ * CPU and is never the bottleneck. One delta is one token.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chatCompletionWire } from '@flint/test-kit';
+
+export interface PacedScript {
+  /** Text deltas per response. */
+  tokens: number;
+  /** Null: as fast as the socket takes them (backpressure respected). */
+  tokensPerSecond: number | null;
+}
+
+export interface StreamRecord {
+  tokens: number;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+interface ActiveStream {
+  res: ServerResponse;
+  frames: Wire;
+  next: number;
+  startedAt: number;
+  rate: number;
+  record: StreamRecord;
+}
+
+interface Wire {
+  head: string;
+  tokens: string[];
+  tail: string;
+}
+
+/** Code-like text: a delta is ~4 characters, like a BPE token of source code. */
+const sourceText = `export function tally(items: readonly Item[], by: (item: Item) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) {
+    const key = by(item);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+`;
+const sourceTokens = Array.from(sourceText.matchAll(/[\s\S]{1,4}/g), (m) => m[0]);
+
+export function tokenText(count: number): string[] {
+  const out: string[] = new Array(count);
+  for (let i = 0; i < count; i++) out[i] = sourceTokens[i % sourceTokens.length]!;
+  return out;
+}
+
+export class PacedTokenServer {
+  private script: PacedScript = { tokens: 1000, tokensPerSecond: 1000 };
+  private readonly wires = new Map<string, Wire>();
+  private readonly active = new Set<ActiveStream>();
+  private ticker: NodeJS.Timeout | null = null;
+  readonly streams: StreamRecord[] = [];
+
+  private constructor(private readonly server: http.Server) {}
+
+  static async start(): Promise<PacedTokenServer> {
+    const server = http.createServer();
+    server.keepAliveTimeout = 60_000;
+    const paced = new PacedTokenServer(server);
+    server.on('request', (req, res) => void paced.onRequest(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return paced;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  configure(script: PacedScript): void {
+    this.script = script;
+    this.streams.length = 0;
+  }
+
+  private wireFor(tokens: number, includeUsage: boolean): Wire {
+    const key = `${tokens}:${includeUsage}`;
+    let wire = this.wires.get(key);
+    if (wire) return wire;
+    const events = chatCompletionWire({ text: '', chunks: tokenText(tokens) }, 'bench-model', includeUsage);
+    const sse = events.map((e) => `data: ${typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload)}\n\n`);
+    const firstText = events.findIndex((e) => e.isText);
+    const lastText = events.length - 1 - [...events].reverse().findIndex((e) => e.isText);
+    wire = { head: sse.slice(0, firstText).join(''), tokens: sse.slice(firstText, lastText + 1), tail: sse.slice(lastText + 1).join('') };
+    this.wires.set(key, wire);
+    return wire;
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    let includeUsage = false;
+    try {
+      includeUsage = (JSON.parse(body) as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage === true;
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const { tokens, tokensPerSecond } = this.script;
+    const frames = this.wireFor(tokens, includeUsage);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const record: StreamRecord = { tokens, startedAt: performance.now(), endedAt: null };
+    this.streams.push(record);
+    res.write(frames.head);
+    if (tokensPerSecond === null) return this.unthrottled(res, frames, record);
+    this.active.add({ res, frames, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record });
+    this.tick();
+  }
+
+  private async unthrottled(res: ServerResponse, frames: Wire, record: StreamRecord): Promise<void> {
+    const batch = 256;
+    let wake: (() => void) | null = null;
+    const resume = () => {
+      wake?.();
+      wake = null;
+    };
+    res.on('drain', resume);
+    res.once('close', resume);
+    for (let i = 0; i < frames.tokens.length && !res.destroyed; i += batch) {
+      if (!res.write(frames.tokens.slice(i, i + batch).join(''))) await new Promise<void>((resolve) => (wake = resolve));
+    }
+    res.off('drain', resume);
+    record.endedAt = performance.now();
+    res.end(frames.tail);
+  }
+
+  private startTicker(): void {
+    if (this.ticker === null && this.active.size > 0) this.ticker = setTimeout(() => this.tick(), 1);
+  }
+
+  /** Writes every token that is due on every active stream (one write per stream per tick). */
+  private tick(): void {
+    if (this.ticker !== null) clearTimeout(this.ticker);
+    this.ticker = null;
+    const now = performance.now();
+    for (const stream of this.active) {
+      const { res, frames } = stream;
+      if (res.destroyed) {
+        this.active.delete(stream);
+        continue;
+      }
+      // A reader that does not keep up gets no more until it drains, as a real server's TCP would.
+      if (res.writableNeedDrain) continue;
+      const due = Math.min(frames.tokens.length, Math.floor(((now - stream.startedAt) * stream.rate) / 1000) + 1);
+      if (due > stream.next) {
+        res.write(due - stream.next === 1 ? frames.tokens[stream.next]! : frames.tokens.slice(stream.next, due).join(''));
+        stream.next = due;
+      }
+      if (stream.next >= frames.tokens.length) {
+        stream.record.endedAt = now;
+        res.end(frames.tail);
+        this.active.delete(stream);
+      }
+    }
+    this.startTicker();
+  }
+
+  async close(): Promise<void> {
+    if (this.ticker !== null) clearTimeout(this.ticker);
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * `npm run bench` runs every benchmark; `-- --only B1,B3` a few; `npm run bench:smoke` runs
+ * each for a few seconds so CI proves they still work. Each prints its tables and target checks
+ * and writes bench/results/<name>.json (smoke: bench/results/smoke/<name>.json). Exits non-zero
+ * when a benchmark crashes or hangs; a missed target is a finding, not a failure.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { b1TimeToFirstToken } from './benchmarks/b1TimeToFirstToken';
+import { b2CpuPerToken } from './benchmarks/b2CpuPerToken';
+import { b3Throughput } from './benchmarks/b3Throughput';
+import { b4ProviderTransport } from './benchmarks/b4ProviderTransport';
+import { b6CollaborationLatency } from './benchmarks/b6CollaborationLatency';
+import { b7Footprint } from './benchmarks/b7Footprint';
+import type { Benchmark, BenchReport } from './lib/Benchmark';
+import { ChildHost } from './lib/ChildHost';
+import { describeEnvironment } from './lib/describeEnvironment';
+import { printTable } from './lib/printTable';
+import { resultMarkdown, targetTable } from './lib/resultMarkdown';
+
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b6CollaborationLatency, b7Footprint];
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const onlyArg = args.find((a) => a.startsWith('--only'));
+const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : args[args.indexOf(onlyArg) + 1] ?? '').split(',').map((s) => s.trim().toUpperCase()) : null;
+const selected = only ? all.filter((b) => only.includes(b.id)) : all;
+if (selected.length === 0) {
+  console.error(`No benchmark matches --only ${only?.join(',')}; known: ${all.map((b) => b.id).join(', ')}`);
+  process.exit(2);
+}
+
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results', smoke ? 'smoke' : '');
+mkdirSync(resultsDir, { recursive: true });
+/** A hung benchmark is a crash: smoke must finish, and the full run must fit ~15 minutes. */
+const timeoutMs = smoke ? 45_000 : 420_000;
+
+// A stray rejection (a timer's IPC call to a child that died) is reported, not fatal to the runner.
+process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${String(reason)}`));
+
+const markdown: string[] = [];
+const crashed: string[] = [];
+const started = performance.now();
+
+for (const bench of selected) {
+  const environment = await describeEnvironment();
+  console.log(`\n=== ${bench.id} ${bench.title}${smoke ? ' (smoke)' : ''} — load average ${environment.loadAverageAtStart.join(' ')}, 1 ms timer fires after p50 ${environment.timerLatencyMs.p50} / p99 ${environment.timerLatencyMs.p99} ms`);
+  const t0 = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const death = ChildHost.unexpectedExit();
+  try {
+    const report = await Promise.race([
+      bench.run({ smoke, log: (message) => console.log(`  ${message}`) }),
+      death.promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${bench.id} did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+      }),
+    ]);
+    const durationS = (performance.now() - t0) / 1000;
+    show(bench, report);
+    const stored = { id: bench.id, title: bench.title, smoke, durationS, environment, ...report };
+    writeFileSync(join(resultsDir, `${bench.name}.json`), JSON.stringify(stored, null, 2) + '\n');
+    markdown.push(resultMarkdown(stored));
+    console.log(`  (${durationS.toFixed(1)} s)`);
+  } catch (error) {
+    crashed.push(bench.id);
+    console.error(`\n${bench.id} CRASHED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    writeFileSync(join(resultsDir, `${bench.name}.json`), JSON.stringify({ id: bench.id, title: bench.title, smoke, environment, crashed: String(error) }, null, 2) + '\n');
+  } finally {
+    clearTimeout(timer);
+    death.dispose();
+    await ChildHost.stopAll();
+  }
+}
+
+writeFileSync(join(resultsDir, 'latest.md'), `Results of \`npm run bench${smoke ? ':smoke' : ''}\` — ${new Date().toISOString()}\n\n${markdown.join('\n')}`);
+console.log(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${resultsDir}`);
+if (crashed.length > 0) {
+  console.error(`Crashed: ${crashed.join(', ')}`);
+  process.exit(1);
+}
+process.exit(0);
+
+function show(bench: Benchmark, report: BenchReport): void {
+  for (const table of report.tables) printTable(table);
+  if (report.targets.length > 0) printTable(targetTable(report));
+}

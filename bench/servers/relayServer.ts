@@ -1,0 +1,63 @@
+/**
+ * The control for gateway CPU and throughput: the least a server can do to put a model's stream
+ * in front of a browser. It takes `{ "tokens": n }` over a WebSocket, POSTs one Chat Completions
+ * request (keep-alive, as the gateway does), and forwards every delta's text as its own
+ * WebSocket message, then `{"done":true}`. No documents, no storage, no coalescing.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+
+export interface RelayServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startRelayServer(providerBaseUrl: string): Promise<RelayServer> {
+  const agent = new http.Agent({ keepAlive: true });
+  const target = new URL(`${providerBaseUrl}/chat/completions`);
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  wss.on('connection', (ws) => {
+    ws.on('message', () => {
+      const body = JSON.stringify({
+        model: 'bench-model',
+        stream: true,
+        messages: [{ role: 'user', content: 'write code' }],
+        stream_options: { include_usage: true },
+      });
+      const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.setEncoding('utf8');
+        let buffer = '';
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (!event.startsWith('data: ')) continue;
+            const data = event.slice(6);
+            if (data === '[DONE]') {
+              ws.send('{"done":true}');
+              continue;
+            }
+            const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content;
+            if (content) ws.send(content);
+          }
+        });
+      });
+      req.on('error', () => ws.close(1011, 'provider failed'));
+      req.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      for (const ws of wss.clients) ws.terminate();
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
