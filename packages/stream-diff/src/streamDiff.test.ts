@@ -97,9 +97,13 @@ describe('StreamingDiff — rules', () => {
   });
 
   it('[D6][D14] an unfinished line commits nothing; its line break commits it', () => {
-    const diff = new StreamingDiff('');
+    // (An empty original is the [D17] fast path instead: nothing there to align against.)
+    const diff = new StreamingDiff('zz\n');
     expect(diff.push('const a')).toEqual([]);
-    expect(diff.push(' = 1;\nconst')).toEqual([{ type: 'insert', text: 'const a = 1;\n' }]);
+    const ops = diff.push(' = 1;\nconst');
+    expect(ops.length).toBeGreaterThan(0);
+    // The line is committed; deleting "zz" waits for text past it ([D7]).
+    expect(applyOps('zz\n', ops)).toBe('const a = 1;zz\n');
   });
 
   it('[D7] a deleted line is not deleted while the new text could still match it', () => {
@@ -241,5 +245,19 @@ describe('StreamingDiff — quality [D16]', () => {
   it('[D16] a new function written before a similar one is inserted whole', () => {
     const sub = 'function sub(a, b) {\n  const diff = a - b;\n  return diff;\n}\n\n';
     expect(diffOf(sub + fn)).toEqual(['+' + sub]);
+  });
+});
+
+describe('past the end of the original', () => {
+  it('[D17] commits new text at once when nothing of the original is left', () => {
+    const empty = new StreamingDiff('');
+    expect(empty.push('const a')).toEqual([{ type: 'insert', text: 'const a' }]);
+    expect(empty.push(' = 1;')).toEqual([{ type: 'insert', text: ' = 1;' }]);
+    expect(empty.finish()).toEqual([]);
+    const kept = new StreamingDiff('x\n');
+    const first = kept.push('x\n');
+    expect(applyOps('x\n', first)).toBe('x\n');
+    expect(kept.push('more')).toEqual([{ type: 'insert', text: 'more' }]);
+    expect(applyOps('x\n', [...first, { type: 'insert', text: 'more' }, ...kept.finish()])).toBe('x\nmore');
   });
 });

@@ -95,6 +95,13 @@ export class StreamingDiff {
       this.carry = text.slice(-1);
       text = text.slice(0, -1);
     }
+    if (this.pending.length === 0 && this.aligner.at.offset === this.original.length) {
+      // Nothing of the original is left to align against, so new text can only be an insert:
+      // commit it at once instead of a line at a time (writing into an empty region, or past
+      // the end of the rewritten one).
+      if (text) sink.insert(text);
+      return sink.take();
+    }
     let fed = 0;
     for (let off = 0; off < text.length; ) {
       const cp = text.codePointAt(off)!;

@@ -12,7 +12,9 @@ export class CodeFenceFilter {
     let text = chunk;
     if (!this.headDone) {
       this.head += text;
-      const probe = this.head.trimStart();
+      // Only a fence at the very start counts: holding leading indentation to look past it
+      // would delay the first visible token of most rewrites.
+      const probe = this.head;
       if (probe.length < 3 && '```'.startsWith(probe)) return '';
       if (probe.startsWith('```')) {
         const newline = this.head.indexOf('\n');

@@ -5,6 +5,9 @@ import type { Clock, TimerHandle } from '../Clock';
 import { CodeFenceFilter } from './CodeFenceFilter';
 import type { EditApplier } from './EditApplier';
 
+/** How often a streaming turn's status is re-sent when its text did not move. */
+const statusIntervalMs = 250;
+
 export interface TurnOptions {
   info: Omit<TurnInfo, 'status' | 'ttftMs' | 'outputTokens' | 'tokensPerSecond' | 'error'>;
   route: AgentRoute;
@@ -38,6 +41,8 @@ export class Turn {
   private buffer = '';
   private flushTimer: TimerHandle | null = null;
   private firstTokenAt: number | null = null;
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
+  private lastStatusAt = Number.NEGATIVE_INFINITY;
   private ended = false;
 
   constructor(private readonly options: TurnOptions) {
@@ -91,7 +96,11 @@ export class Turn {
         this.info.outputTokens++;
         this.streamed += event.text;
         this.buffer += this.fences.push(event.text);
-        this.scheduleFlush();
+        // Leading edge: the first text (and any text after a quiet spell) goes out at once;
+        // an overdue flush runs here too, so a busy event loop that starves timers still
+        // applies text every interval.
+        if (this.options.clock.now() - this.lastFlushAt >= this.options.flushIntervalMs) this.flush(false);
+        else this.scheduleFlush();
       } else if (event.type === 'usage') {
         if (!this.options.onUsage(event.inputTokens + event.outputTokens)) {
           this.fail('budget_exceeded', 'This workspace has used its token budget for today.', null);
@@ -125,10 +134,11 @@ export class Turn {
 
   private scheduleFlush(): void {
     if (this.flushTimer !== null) return;
+    const dueInMs = this.lastFlushAt + this.options.flushIntervalMs - this.options.clock.now();
     this.flushTimer = this.options.clock.setTimeout(() => {
       this.flushTimer = null;
       this.flush(false);
-    }, this.options.flushIntervalMs);
+    }, Math.max(0, dueInMs));
   }
 
   private flush(final: boolean): void {
@@ -136,14 +146,21 @@ export class Turn {
       this.options.clock.clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
+    const now = this.options.clock.now();
+    this.lastFlushAt = now;
     const ops = this.buffer ? this.diff.push(this.buffer) : [];
     this.buffer = '';
     if (final) ops.push(...this.diff.finish());
     this.options.applier.apply(ops);
     if (final) this.options.applier.finish();
-    const elapsedMs = this.firstTokenAt === null ? 0 : this.options.clock.now() - this.firstTokenAt;
+    const elapsedMs = this.firstTokenAt === null ? 0 : now - this.firstTokenAt;
     this.info = { ...this.info, tokensPerSecond: elapsedMs > 0 ? (this.info.outputTokens * 1000) / elapsedMs : null };
-    if (!final) this.options.onChange(this.info);
+    // Status and cursor go out when the text moved, else a few times a second for the HUD:
+    // most flushes of a fast stream change nothing visible and need no extra frames.
+    if (!final && (ops.length > 0 || now - this.lastStatusAt >= statusIntervalMs)) {
+      this.lastStatusAt = now;
+      this.options.onChange(this.info);
+    }
   }
 
   /** Esc / Stop: abort upstream now; keep what was applied; leave the rest of the original. */
