@@ -1,5 +1,5 @@
 import type { AgentRoute } from '@flint/protocol';
-import { setRoute, stopTurn, submitPrompt, useAgent } from '../stores/agentStore';
+import { selectStreamingTurn, setRoute, stopTurn, submitPrompt, useAgent } from '../stores/agentStore';
 import { monaco } from './monacoSetup';
 
 interface OpenPrompt {
@@ -103,7 +103,11 @@ export class InlinePrompt {
         ? { range: selection, options: { isWholeLine: true, className: 'flint-prompt-target' } }
         : { range: selection, options: { className: 'flint-prompt-target' } },
     ]);
-    this.input.placeholder = empty ? 'Ask the AI to change this line…' : 'Ask the AI to change the selection…';
+    this.input.placeholder = selectStreamingTurn(useAgent.getState(), fileId)
+      ? 'Steer the AI: a new instruction for the rewrite in progress…'
+      : empty
+        ? 'Ask the AI to change this line…'
+        : 'Ask the AI to change the selection…';
     this.showError(null);
     this.editor.addOverlayWidget(this.overlay);
     this.layout();

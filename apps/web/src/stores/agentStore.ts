@@ -95,7 +95,11 @@ export type PromptOutcome = { ok: true; turnId: string | null } | { ok: false; e
  * once the turn started, or with the sentence to show in the prompt box.
  */
 export async function submitPrompt(request: { fileId: string; anchor: number; head: number; instruction: string }): Promise<PromptOutcome> {
-  const result = await requireClient().prompt({ ...request, route: useAgent.getState().route });
+  // While the agent writes in this file, a new instruction steers that turn (DESIGN §5.7).
+  const streaming = selectStreamingTurn(useAgent.getState(), request.fileId);
+  const result = streaming
+    ? await requireClient().steerTurn(streaming.turnId, request.instruction)
+    : await requireClient().prompt({ ...request, route: useAgent.getState().route });
   return result.ok ? { ok: true, turnId: result.turnId ?? null } : { ok: false, error: describePromptFailure(result) };
 }
 
