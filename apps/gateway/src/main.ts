@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ModelRouter } from './core/agent/ModelRouter';
 import { Gateway } from './core/Gateway';
 import type { Log } from './core/GatewayContext';
+import { editByInfill } from './models/embedded/editByInfill';
 import { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
 import { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
 import { demoWorkspaceFiles } from './seed/demoWorkspace';
@@ -46,7 +47,10 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
   log('info', 'models', { routes: describeProviderConfig(config) });
   const providers = createProviders(config, {
     clock: systemClock,
-    embedded: (route) => new EmbeddedProvider({ modelPath: embeddedModelPath(route) }),
+    embedded: (route) => {
+      const provider = new EmbeddedProvider({ modelPath: embeddedModelPath(route) });
+      return route.model === 'default' ? editByInfill(provider) : provider;
+    },
   });
   const contextTokens = Number(env.FLINT_CONTEXT_TOKENS ?? 128_000);
   const router: ModelRouter = (route) => {

@@ -26,6 +26,12 @@ export interface ModelRequest {
    */
   threadId?: string;
   stop?: string[];
+  /**
+   * The same rewrite as fill-in-the-middle: the text around the region (trimmed like the
+   * messages). Models that cannot follow instructions (the bundled demo model) regenerate the
+   * region from it; chat models ignore it.
+   */
+  infill?: { prefix: string; suffix: string };
 }
 
 /** A raw prompt, sent as-is without a chat template: fill-in-the-middle with the model's FIM tokens. */

@@ -115,6 +115,7 @@ export class AgentService {
         maxOutputTokens,
         temperature: 0,
         prediction: routed.supportsPrediction ? original : undefined,
+        infill: prompt.infill,
         threadId: `${from.workspaceId}:${request.fileId}`,
       },
       original,

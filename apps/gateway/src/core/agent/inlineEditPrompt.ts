@@ -15,6 +15,8 @@ export interface InlineEditInput {
 
 export interface BuiltPrompt {
   messages: ModelMessage[];
+  /** The text around the region, trimmed to the same window: for fill-in-the-middle models. */
+  infill: { prefix: string; suffix: string };
   /** Said to the user when the file had to be trimmed to fit. */
   note: string | null;
 }
@@ -59,5 +61,5 @@ export function buildInlineEditPrompt(input: InlineEditInput): BuiltPrompt {
   ];
   for (const line of history) messages.push({ role: 'user', content: line });
   messages.push({ role: 'user', content: `Instruction: ${input.instruction}` });
-  return { messages, note };
+  return { messages, note, infill: { prefix: before, suffix: after } };
 }
