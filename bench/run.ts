@@ -13,13 +13,14 @@ import { b3Throughput } from './benchmarks/b3Throughput';
 import { b4ProviderTransport } from './benchmarks/b4ProviderTransport';
 import { b6CollaborationLatency } from './benchmarks/b6CollaborationLatency';
 import { b7Footprint } from './benchmarks/b7Footprint';
+import { b8Autocomplete } from './benchmarks/b8Autocomplete';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { ChildHost } from './lib/ChildHost';
 import { describeEnvironment } from './lib/describeEnvironment';
 import { printTable } from './lib/printTable';
 import { resultMarkdown, targetTable } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b6CollaborationLatency, b7Footprint];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b6CollaborationLatency, b7Footprint, b8Autocomplete];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');

@@ -5,6 +5,7 @@
  * (process.cpuUsage and memoryUsage, after a full GC on request) and `exit`.
  */
 import type { FakeScript } from '@flint/test-kit';
+import type { FimScript } from '../lib/FimTokenServer';
 import type { PacedScript } from '../lib/PacedTokenServer';
 import type { BenchGatewayOptions } from './startBenchGateway';
 
@@ -46,6 +47,18 @@ async function start(): Promise<{ info: Record<string, unknown>; handlers: Recor
         handlers: {
           configure: (args) => server.configure(args as unknown as PacedScript),
           streams: () => server.streams,
+        },
+        close: () => server.close(),
+      };
+    }
+    case 'fim-provider': {
+      const { FimTokenServer } = await import('../lib/FimTokenServer');
+      const server = await FimTokenServer.start();
+      return {
+        info: { url: server.baseUrl },
+        handlers: {
+          configure: (args) => server.configure(args as unknown as FimScript),
+          requests: () => server.requests,
         },
         close: () => server.close(),
       };

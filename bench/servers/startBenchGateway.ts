@@ -3,9 +3,13 @@
  * adapters from providerConfig with their circuit breaker, startServer on port 0), minus the
  * guardrails that would stop a benchmark (prompt rate, token budgets), which are not under test.
  */
+import type { CompletionConfig } from '../../apps/gateway/src/core/complete/CompletionService';
 import { defaultConfig, type AgentConfig, type GatewayConfig } from '../../apps/gateway/src/core/GatewayConfig';
 import { Gateway } from '../../apps/gateway/src/core/Gateway';
 import type { ModelRouter } from '../../apps/gateway/src/core/agent/ModelRouter';
+import { resolve } from 'node:path';
+import { EmbeddedProvider } from '../../apps/gateway/src/models/embedded/EmbeddedProvider';
+import type { FimMode } from '../../apps/gateway/src/models/fim/Infiller';
 import { createProviders, loadProviderConfig } from '../../apps/gateway/src/models/providerConfig';
 import { SqliteStore } from '../../apps/gateway/src/storage/SqliteStore';
 import { startServer, type RunningServer } from '../../apps/gateway/src/transport/httpServer';
@@ -16,6 +20,13 @@ export interface BenchGatewayOptions {
   providerBaseUrl?: string;
   agent?: Partial<AgentConfig>;
   config?: Partial<Omit<GatewayConfig, 'agent'>>;
+  /**
+   * The complete route (autocomplete): an OpenAI-compatible FIM server with a template, or the
+   * embedded model (a GGUF path) as main.ts builds it. None: the complete route follows the fast one.
+   */
+  complete?: { kind: 'openai-chat'; baseUrl: string; model: string; fimTemplate: FimMode } | { kind: 'embedded'; modelPath: string };
+  /** Autocomplete limits (the per-session request rate is raised by default: a guardrail, not under test). */
+  completion?: Partial<CompletionConfig>;
   /** SQLite file; default ':memory:'. */
   storeFile?: string;
 }
@@ -38,10 +49,27 @@ const unlimited: Partial<AgentConfig> = {
 export async function startBenchGateway(options: BenchGatewayOptions): Promise<BenchGateway> {
   let models: ModelRouter | undefined;
   let closeModels = async () => {};
-  if (options.providerBaseUrl) {
-    const config = loadProviderConfig({ FLINT_PROVIDER: 'openai-chat', OPENAI_BASE_URL: options.providerBaseUrl, FLINT_MODEL_FAST: 'bench-model' });
-    const providers = createProviders(config, { clock: systemClock });
-    models = (route) => ({ provider: providers[route], model: 'bench-model', contextTokens: 128_000, supportsPrediction: false });
+  if (options.providerBaseUrl || options.complete) {
+    const env: Record<string, string> = options.providerBaseUrl
+      ? { FLINT_PROVIDER: 'openai-chat', OPENAI_BASE_URL: options.providerBaseUrl, FLINT_MODEL_FAST: 'bench-model' }
+      : {};
+    const complete = options.complete;
+    const file = complete
+      ? JSON.stringify({
+          routes: {
+            complete: complete.kind === 'embedded' ? { kind: 'embedded', model: resolve(complete.modelPath) } : { kind: 'openai-chat', baseUrl: complete.baseUrl, model: complete.model, fimTemplate: complete.fimTemplate },
+          },
+        })
+      : undefined;
+    const config = loadProviderConfig(env, file);
+    // As main.ts: an embedded route runs its GGUF in a model host process, started on first use.
+    const providers = createProviders(config, { clock: systemClock, embedded: (route) => new EmbeddedProvider({ modelPath: resolve(route.model) }) });
+    models = (route) => {
+      const r = config.routes[route];
+      const embedded = r.kind === 'embedded';
+      const model = route === 'complete' && complete ? (embedded ? 'flint-tiny' : r.model) : 'bench-model';
+      return { provider: providers[route], model, contextTokens: embedded ? 2048 : 128_000, supportsPrediction: false, fimTemplate: r.fimTemplate };
+    };
     closeModels = async () => void (await Promise.all(Object.values(providers).map((p) => p.close())));
   }
   const store = new SqliteStore(options.storeFile ?? ':memory:');
@@ -49,6 +77,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     store,
     clock: systemClock,
     models,
+    completion: { requestsPerSecond: 10_000, ...options.completion },
     config: { ...options.config, agent: { ...defaultConfig.agent, ...unlimited, ...options.agent } },
   });
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent', allowedOrigins: null, publicUrl: null, log: () => {} });
