@@ -39,7 +39,9 @@ export class AdaptiveDebounce {
     this.maxMs = options.maxMs ?? 300;
     this.pauseMs = options.pauseMs ?? 1_000;
     this.gap = options.initialGapMs ?? 180;
-    this.latency = options.initialLatencyMs ?? 250;
+    // Flint is built for fast models: assume one until answers say otherwise, so the first
+    // suggestions of a session are not held back by a pessimistic guess (bench B8).
+    this.latency = options.initialLatencyMs ?? 100;
   }
 
   /** The typing rhythm and latency it currently assumes, for the HUD and tests. */

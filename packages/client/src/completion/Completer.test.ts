@@ -331,8 +331,11 @@ describe('AdaptiveDebounce', () => {
     expect(debounce.estimates.gapMs).toBe(before);
   });
 
-  it('starts from a guess: 1.5 × 180 ms', () => {
-    expect(new AdaptiveDebounce().delayMs()).toBe(270);
+  it('starts by assuming a fast model: ask after the minimum until answers say otherwise', () => {
+    const debounce = new AdaptiveDebounce();
+    expect(debounce.delayMs()).toBe(20);
+    for (let i = 0; i < 5; i++) debounce.observeLatency(600);
+    expect(debounce.delayMs()).toBe(270);
   });
 });
 
