@@ -48,8 +48,10 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
   const providers = createProviders(config, {
     clock: systemClock,
     embedded: (route) => {
-      const provider = new EmbeddedProvider({ modelPath: embeddedModelPath(route) });
-      return route.model === 'default' ? editByInfill(provider) : provider;
+      if (route.model !== 'default') return new EmbeddedProvider({ modelPath: embeddedModelPath(route) });
+      // The bundled model was trained on raw code (models/MODEL_CARD.md): no chat template.
+      const provider = new EmbeddedProvider({ modelPath: defaultModelPath, promptTemplate: (messages) => messages.at(-1)?.content ?? '' });
+      return editByInfill(provider);
     },
   });
   const contextTokens = Number(env.FLINT_CONTEXT_TOKENS ?? 128_000);
