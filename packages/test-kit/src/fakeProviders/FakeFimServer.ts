@@ -17,8 +17,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { RecordedRequest } from './FakeOpenAIServer';
 import { defaultFakeText, scriptChunks, scriptUsage, type FakeFault, type FakeScript } from './FakeScript';
 import { playWire } from './playWire';
+import { waitForChange } from './waitForChange';
 import { sseSink } from './wireSinks';
-import type { WireEvent } from './WireEvent';
+import { usageChunk, type WireEvent } from './WireEvent';
 
 const created = 1_700_000_000;
 
@@ -28,22 +29,7 @@ export function completionWire(script: FakeScript, model: string, includeUsage: 
   const choice = (text: string, finish: string | null) => ({ text, index: 0, logprobs: null, finish_reason: finish });
   const events: WireEvent[] = scriptChunks(script).map((text) => ({ payload: { ...base, choices: [choice(text, null)] }, isText: true }));
   events.push({ payload: { ...base, choices: [choice('', script.finishReason ?? 'stop')] }, isText: false });
-  if (includeUsage) {
-    const usage = scriptUsage(script);
-    events.push({
-      payload: {
-        ...base,
-        choices: [],
-        usage: {
-          prompt_tokens: usage.inputTokens,
-          completion_tokens: usage.outputTokens,
-          total_tokens: usage.inputTokens + usage.outputTokens,
-          prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
-        },
-      },
-      isText: false,
-    });
-  }
+  if (includeUsage) events.push(usageChunk(base, script));
   events.push({ payload: '[DONE]', isText: false });
   return events;
 }
@@ -118,23 +104,7 @@ export class FakeFimServer {
 
   /** Resolves once `predicate` holds; rejects after `timeoutMs` (a guard, not a wait). */
   waitFor(predicate: (server: FakeFimServer) => boolean, timeoutMs = 5_000): Promise<void> {
-    if (predicate(this)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (!predicate(this)) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`FakeFimServer.waitFor: condition not met within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.changes.off('change', check);
-      };
-      this.changes.on('change', check);
-    });
+    return waitForChange(this.changes, () => predicate(this), timeoutMs, 'FakeFimServer');
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { defaultFakeText, type FakeFault, type FakeScript } from './FakeScript';
 import { playWire, type PlayOutcome } from './playWire';
+import { waitForChange } from './waitForChange';
 import { sseSink, webSocketSink } from './wireSinks';
 import { chatCompletionWire, responsesWire } from './WireEvent';
 
@@ -114,23 +115,7 @@ export class FakeOpenAIServer {
 
   /** Resolves once `predicate` holds; rejects after `timeoutMs` (a guard, not a wait). */
   waitFor(predicate: (server: FakeOpenAIServer) => boolean, timeoutMs = 5_000): Promise<void> {
-    if (predicate(this)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (!predicate(this)) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`FakeOpenAIServer.waitFor: condition not met within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.changes.off('change', check);
-      };
-      this.changes.on('change', check);
-    });
+    return waitForChange(this.changes, () => predicate(this), timeoutMs, 'FakeOpenAIServer');
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,24 @@ export interface WireEvent {
 const created = 1_700_000_000;
 
 /** Chat Completions chunks; a usage chunk with `choices: []` when the client asked for it. */
+/** The final usage chunk (`choices: []`) OpenAI-compatible streams send with include_usage. */
+export function usageChunk(base: Record<string, unknown>, script: FakeScript): WireEvent {
+  const usage = scriptUsage(script);
+  return {
+    payload: {
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.inputTokens,
+        completion_tokens: usage.outputTokens,
+        total_tokens: usage.inputTokens + usage.outputTokens,
+        prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
+      },
+    },
+    isText: false,
+  };
+}
+
 export function chatCompletionWire(script: FakeScript, model: string, includeUsage: boolean): WireEvent[] {
   const id = 'chatcmpl-fake';
   const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake' };
@@ -31,22 +49,7 @@ export function chatCompletionWire(script: FakeScript, model: string, includeUsa
     chunk([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }], true);
   }
   chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: script.finishReason ?? 'stop' }], false);
-  if (includeUsage) {
-    const usage = scriptUsage(script);
-    events.push({
-      payload: {
-        ...base,
-        choices: [],
-        usage: {
-          prompt_tokens: usage.inputTokens,
-          completion_tokens: usage.outputTokens,
-          total_tokens: usage.inputTokens + usage.outputTokens,
-          prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
-        },
-      },
-      isText: false,
-    });
-  }
+  if (includeUsage) events.push(usageChunk(base, script));
   events.push({ payload: '[DONE]', isText: false });
   return events;
 }
