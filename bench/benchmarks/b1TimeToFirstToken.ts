@@ -19,6 +19,7 @@ import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';
 import { tokenText } from '../lib/PacedTokenServer';
 import { summarize, type Summary } from '../lib/percentile';
 import { until } from '../lib/until';
+import { shuffled } from '../lib/shuffled';
 
 interface Arm {
   name: string;
@@ -112,15 +113,6 @@ export const b1TimeToFirstToken: Benchmark = {
     };
   },
 };
-
-function shuffled<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 /** The client asks the fake itself, with a prompt of the same shape the gateway would send. */
 function directArm(baseUrl: string): Arm {

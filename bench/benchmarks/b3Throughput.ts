@@ -198,17 +198,7 @@ async function gatewayLevel(level: Level, provider: ChildHost): Promise<LevelRes
     level: level.name,
     server: 'gateway',
     sessions: level.sessions,
-    offeredTokensPerSecond: level.tokensPerSecond === null ? null : level.tokensPerSecond * level.sessions,
-    deliveredTokensPerSecond: (tokens * 1000) / wallMs,
-    wallMs,
-    gapMs: summarize(gaps),
-    serverCpuPercent: (cpuDelta(before, after).totalUs / 1000 / wallMs) * 100,
-    tokensPerCpuSecond: tokens / (cpuDelta(before, after).totalUs / 1e6),
-    providerCpuPercent: (cpuDelta(providerBefore, providerAfter).totalUs / 1000 / wallMs) * 100,
-    loadGeneratorCpuPercent: ((selfCpu.user + selfCpu.system) / 1000 / wallMs) * 100,
-    serverLoopDelayP99Ms: after.eventLoopDelayMs.p99,
-    rssPerSessionKiB: (mid.memory.rss - base.memory.rss) / 1024 / level.sessions,
-    heapPerSessionKiB: (mid.memory.heapUsed - base.memory.heapUsed) / 1024 / level.sessions,
+    ...measured({ level, tokens, wallMs, gaps, base, mid, before, after, providerBefore, providerAfter, selfCpu }),
     checked: failed.length > 0 ? `${failed.length} turns ${failed[0]!.status}` : textOk ? 'text ok' : 'TEXT MISMATCH',
   };
 }
@@ -240,17 +230,38 @@ async function relayLevel(level: Level, provider: ChildHost): Promise<LevelResul
     level: level.name,
     server: 'raw ws relay',
     sessions: level.sessions,
+    ...measured({ level, tokens, wallMs, gaps, base, mid, before, after, providerBefore, providerAfter, selfCpu }),
+    checked: tokens === level.tokensPerSession * level.sessions ? 'all tokens' : `${tokens}/${level.tokensPerSession * level.sessions} tokens`,
+  };
+}
+
+/** The numbers both arms report, from the same snapshots, so the rows compare like for like. */
+function measured(m: {
+  level: Level;
+  tokens: number;
+  wallMs: number;
+  gaps: number[];
+  base: ProcessStats;
+  mid: ProcessStats;
+  before: ProcessStats;
+  after: ProcessStats;
+  providerBefore: ProcessStats;
+  providerAfter: ProcessStats;
+  selfCpu: NodeJS.CpuUsage;
+}) {
+  const { level, tokens, wallMs } = m;
+  const serverCpuUs = cpuDelta(m.before, m.after).totalUs;
+  return {
     offeredTokensPerSecond: level.tokensPerSecond === null ? null : level.tokensPerSecond * level.sessions,
     deliveredTokensPerSecond: (tokens * 1000) / wallMs,
     wallMs,
-    gapMs: summarize(gaps),
-    serverCpuPercent: (cpuDelta(before, after).totalUs / 1000 / wallMs) * 100,
-    tokensPerCpuSecond: tokens / (cpuDelta(before, after).totalUs / 1e6),
-    providerCpuPercent: (cpuDelta(providerBefore, providerAfter).totalUs / 1000 / wallMs) * 100,
-    loadGeneratorCpuPercent: ((selfCpu.user + selfCpu.system) / 1000 / wallMs) * 100,
-    serverLoopDelayP99Ms: after.eventLoopDelayMs.p99,
-    rssPerSessionKiB: (mid.memory.rss - base.memory.rss) / 1024 / level.sessions,
-    heapPerSessionKiB: (mid.memory.heapUsed - base.memory.heapUsed) / 1024 / level.sessions,
-    checked: tokens === level.tokensPerSession * level.sessions ? 'all tokens' : `${tokens}/${level.tokensPerSession * level.sessions} tokens`,
+    gapMs: summarize(m.gaps),
+    serverCpuPercent: (serverCpuUs / 1000 / wallMs) * 100,
+    tokensPerCpuSecond: tokens / (serverCpuUs / 1e6),
+    providerCpuPercent: (cpuDelta(m.providerBefore, m.providerAfter).totalUs / 1000 / wallMs) * 100,
+    loadGeneratorCpuPercent: ((m.selfCpu.user + m.selfCpu.system) / 1000 / wallMs) * 100,
+    serverLoopDelayP99Ms: m.after.eventLoopDelayMs.p99,
+    rssPerSessionKiB: (m.mid.memory.rss - m.base.memory.rss) / 1024 / level.sessions,
+    heapPerSessionKiB: (m.mid.memory.heapUsed - m.base.memory.heapUsed) / 1024 / level.sessions,
   };
 }

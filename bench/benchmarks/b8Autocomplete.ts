@@ -35,6 +35,7 @@ import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';
 import type { FimScript } from '../lib/FimTokenServer';
 import { summarize, type Summary } from '../lib/percentile';
 import { pause } from '../lib/until';
+import { shuffled } from '../lib/shuffled';
 
 interface Sample {
   /** Keystroke → first text (first complete.delta / first provider chunk). */
@@ -218,15 +219,6 @@ export const b8Autocomplete: Benchmark = {
     };
   },
 };
-
-function shuffled<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 /** The context the gateway builds for the file after the keystroke (no open files). */
 function contextAfterKeystroke(contextTokens: number): CompletionContext {
