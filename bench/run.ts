@@ -4,13 +4,14 @@
  * and writes bench/results/<name>.json (smoke: bench/results/smoke/<name>.json). Exits non-zero
  * when a benchmark crashes or hangs; a missed target is a finding, not a failure.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { b1TimeToFirstToken } from './benchmarks/b1TimeToFirstToken';
 import { b2CpuPerToken } from './benchmarks/b2CpuPerToken';
 import { b3Throughput } from './benchmarks/b3Throughput';
 import { b4ProviderTransport } from './benchmarks/b4ProviderTransport';
+import { b5BrowserSmoothness } from './benchmarks/b5BrowserSmoothness';
 import { b6CollaborationLatency } from './benchmarks/b6CollaborationLatency';
 import { b7Footprint } from './benchmarks/b7Footprint';
 import { b8Autocomplete } from './benchmarks/b8Autocomplete';
@@ -18,9 +19,9 @@ import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { ChildHost } from './lib/ChildHost';
 import { describeEnvironment } from './lib/describeEnvironment';
 import { printTable } from './lib/printTable';
-import { resultMarkdown, targetTable } from './lib/resultMarkdown';
+import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b6CollaborationLatency, b7Footprint, b8Autocomplete];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b7Footprint, b8Autocomplete];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
@@ -40,7 +41,6 @@ const timeoutMs = smoke ? 45_000 : 420_000;
 // A stray rejection (a timer's IPC call to a child that died) is reported, not fatal to the runner.
 process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${String(reason)}`));
 
-const markdown: string[] = [];
 const crashed: string[] = [];
 const started = performance.now();
 
@@ -62,7 +62,6 @@ for (const bench of selected) {
     show(bench, report);
     const stored = { id: bench.id, title: bench.title, smoke, durationS, environment, ...report };
     writeFileSync(join(resultsDir, `${bench.name}.json`), JSON.stringify(stored, null, 2) + '\n');
-    markdown.push(resultMarkdown(stored));
     console.log(`  (${durationS.toFixed(1)} s)`);
   } catch (error) {
     crashed.push(bench.id);
@@ -75,7 +74,14 @@ for (const bench of selected) {
   }
 }
 
-writeFileSync(join(resultsDir, 'latest.md'), `Results of \`npm run bench${smoke ? ':smoke' : ''}\` — ${new Date().toISOString()}\n\n${markdown.join('\n')}`);
+// latest.md: every benchmark's latest result, this run's or an earlier one's (`--only` reruns one).
+const sections = all.flatMap((bench) => {
+  const file = join(resultsDir, `${bench.name}.json`);
+  if (!existsSync(file)) return [];
+  const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredResult & { crashed?: string };
+  return stored.crashed ? [] : [resultMarkdown(stored)];
+});
+writeFileSync(join(resultsDir, 'latest.md'), `Results of \`npm run bench${smoke ? ':smoke' : ''}\`: each benchmark's latest run (its own timestamp below) — assembled ${new Date().toISOString()}\n\n${sections.join('\n')}`);
 console.log(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${resultsDir}`);
 if (crashed.length > 0) {
   console.error(`Crashed: ${crashed.join(', ')}`);

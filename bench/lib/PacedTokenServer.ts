@@ -18,12 +18,19 @@ export interface PacedScript {
   tokens: number;
   /** Null: as fast as the socket takes them (backpressure respected). */
   tokensPerSecond: number | null;
+  /**
+   * Stream `markedTokenText` instead of `tokenText`, and record when each line's marker was
+   * written to the socket (`StreamRecord.markerSentAt`): token-to-screen lag for B5. Paced only.
+   */
+  markers?: boolean;
 }
 
 export interface StreamRecord {
   tokens: number;
   startedAt: number;
   endedAt: number | null;
+  /** Marker mode: epoch ms (performance.timeOrigin + now) when marker i's last token was written; NaN if never. */
+  markerSentAt?: number[];
 }
 
 interface ActiveStream {
@@ -39,6 +46,8 @@ interface Wire {
   head: string;
   tokens: string[];
   tail: string;
+  /** Marker mode: token index → the marker it completes, or -1. */
+  markerAt: Int32Array | null;
 }
 
 /** Code-like text: a delta is ~4 characters, like a BPE token of source code. */
@@ -58,6 +67,30 @@ export function tokenText(count: number): string[] {
   const out: string[] = new Array(count);
   for (let i = 0; i < count; i++) out[i] = sourceTokens[i % sourceTokens.length]!;
   return out;
+}
+
+/** A marker is `#` and six digits; every generated line ends with its own. */
+export const markerPattern = /#(\d{6})/g;
+
+/**
+ * Code-like lines that each end with a numbered marker (`// #000042`), cut into ~4-character
+ * tokens: a page can tell exactly when each line reached it, and the server when it sent it.
+ */
+export function markedTokenText(count: number): { tokens: string[]; markerAt: Int32Array; markers: number } {
+  let text = '';
+  for (let line = 0; text.length < count * 4; line++) {
+    text += `  total += weigh(items[${line % 97}], ${line * 7}); // #${String(line).padStart(6, '0')}\n`;
+  }
+  const tokens = Array.from(text.slice(0, count * 4).matchAll(/[\s\S]{1,4}/g), (m) => m[0]);
+  const markerAt = new Int32Array(tokens.length).fill(-1);
+  let markers = 0;
+  for (const match of text.matchAll(markerPattern)) {
+    const lastToken = Math.floor((match.index + match[0].length - 1) / 4);
+    if (lastToken >= tokens.length) break;
+    markerAt[lastToken] = Number(match[1]);
+    markers++;
+  }
+  return { tokens, markerAt, markers };
 }
 
 export class PacedTokenServer {
@@ -87,15 +120,16 @@ export class PacedTokenServer {
     this.streams.length = 0;
   }
 
-  private wireFor(tokens: number, includeUsage: boolean): Wire {
-    const key = `${tokens}:${includeUsage}`;
+  private wireFor(tokens: number, includeUsage: boolean, markers: boolean): Wire {
+    const key = `${tokens}:${includeUsage}:${markers}`;
     let wire = this.wires.get(key);
     if (wire) return wire;
-    const events = chatCompletionWire({ text: '', chunks: tokenText(tokens) }, 'bench-model', includeUsage);
+    const marked = markers ? markedTokenText(tokens) : null;
+    const events = chatCompletionWire({ text: '', chunks: marked?.tokens ?? tokenText(tokens) }, 'bench-model', includeUsage);
     const sse = events.map((e) => `data: ${typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload)}\n\n`);
     const firstText = events.findIndex((e) => e.isText);
     const lastText = events.length - 1 - [...events].reverse().findIndex((e) => e.isText);
-    wire = { head: sse.slice(0, firstText).join(''), tokens: sse.slice(firstText, lastText + 1), tail: sse.slice(lastText + 1).join('') };
+    wire = { head: sse.slice(0, firstText).join(''), tokens: sse.slice(firstText, lastText + 1), tail: sse.slice(lastText + 1).join(''), markerAt: marked?.markerAt ?? null };
     this.wires.set(key, wire);
     return wire;
   }
@@ -114,10 +148,11 @@ export class PacedTokenServer {
       res.writeHead(400).end();
       return;
     }
-    const { tokens, tokensPerSecond } = this.script;
-    const frames = this.wireFor(tokens, includeUsage);
+    const { tokens, tokensPerSecond, markers = false } = this.script;
+    const frames = this.wireFor(tokens, includeUsage, markers);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const record: StreamRecord = { tokens, startedAt: performance.now(), endedAt: null };
+    if (frames.markerAt) record.markerSentAt = new Array<number>(frames.markerAt.reduce((n, m) => (m >= 0 ? n + 1 : n), 0)).fill(Number.NaN);
     this.streams.push(record);
     res.write(frames.head);
     if (tokensPerSecond === null) return this.unthrottled(res, frames, record);
@@ -162,6 +197,11 @@ export class PacedTokenServer {
       const due = Math.min(frames.tokens.length, Math.floor(((now - stream.startedAt) * stream.rate) / 1000) + 1);
       if (due > stream.next) {
         res.write(due - stream.next === 1 ? frames.tokens[stream.next]! : frames.tokens.slice(stream.next, due).join(''));
+        const sentAt = stream.record.markerSentAt;
+        if (sentAt && frames.markerAt) {
+          const epoch = performance.timeOrigin + performance.now();
+          for (let i = stream.next; i < due; i++) if (frames.markerAt[i]! >= 0) sentAt[frames.markerAt[i]!] = epoch;
+        }
         stream.next = due;
       }
       if (stream.next >= frames.tokens.length) {

@@ -29,6 +29,10 @@ export interface BenchGatewayOptions {
   completion?: Partial<CompletionConfig>;
   /** SQLite file; default ':memory:'. */
   storeFile?: string;
+  /** Serve this built web app (apps/web/dist) as `npm start` does; default: no web app. */
+  webRoot?: string;
+  /** The routed model's context window (the output cap is a quarter of it); default 128k. */
+  contextTokens?: number;
 }
 
 export interface BenchGateway {
@@ -68,7 +72,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
       const r = config.routes[route];
       const embedded = r.kind === 'embedded';
       const model = route === 'complete' && complete ? (embedded ? 'flint-tiny' : r.model) : 'bench-model';
-      return { provider: providers[route], model, contextTokens: embedded ? 2048 : 128_000, supportsPrediction: false, fimTemplate: r.fimTemplate };
+      return { provider: providers[route], model, contextTokens: embedded ? 2048 : (options.contextTokens ?? 128_000), supportsPrediction: false, fimTemplate: r.fimTemplate };
     };
     closeModels = async () => void (await Promise.all(Object.values(providers).map((p) => p.close())));
   }
@@ -80,7 +84,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     completion: { requestsPerSecond: 10_000, ...options.completion },
     config: { ...options.config, agent: { ...defaultConfig.agent, ...unlimited, ...options.agent } },
   });
-  const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent', allowedOrigins: null, publicUrl: null, log: () => {} });
+  const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: options.webRoot ?? '/nonexistent', allowedOrigins: null, publicUrl: null, log: () => {} });
   return {
     gateway,
     server,

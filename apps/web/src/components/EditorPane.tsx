@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { EditorController } from '../editor/EditorController';
-import { monaco } from '../editor/monacoSetup';
+import { editorOptions, monaco } from '../editor/monacoSetup';
 import { requireClient, useConnection } from '../stores/connectionStore';
 import { useWorkspace } from '../stores/workspaceStore';
 import { AgentReviewBar } from './AgentReviewBar';
@@ -15,23 +15,10 @@ export function EditorPane() {
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const editor = monaco.editor.create(element, {
-      model: null,
-      theme: 'flint-dark',
-      automaticLayout: true,
-      fontFamily: "'JetBrains Mono', 'Fira Code', 'Cascadia Code', Menlo, Consolas, 'DejaVu Sans Mono', monospace",
-      fontSize: 13,
-      lineHeight: 20,
-      minimap: { enabled: false },
-      scrollBeyondLastLine: false,
-      renderLineHighlight: 'line',
-      smoothScrolling: true,
-      cursorBlinking: 'smooth',
-      fixedOverflowWidgets: true,
-      padding: { top: 8 },
-      tabSize: 2,
-      stickyScroll: { enabled: false },
-    });
+    const editor = monaco.editor.create(element, { ...editorOptions, model: null });
+    // A benchmark's instrumentation (bench/benchmarks/b5BrowserSmoothness.ts) watches the editor
+    // through this optional hook; nothing in the app sets it.
+    (globalThis as { __FLINT_EDITOR_PROBE__?: (e: typeof editor) => void }).__FLINT_EDITOR_PROBE__?.(editor);
     const controller = new EditorController(editor, requireClient());
     return () => {
       controller.dispose();

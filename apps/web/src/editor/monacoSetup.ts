@@ -103,4 +103,22 @@ monaco.editor.defineTheme('flint-dark', {
   },
 });
 
+/** The editor's look and behaviour: the IDE's one editor and the benchmark's naive control page use it. */
+export const editorOptions: monaco.editor.IStandaloneEditorConstructionOptions = {
+  theme: 'flint-dark',
+  automaticLayout: true,
+  fontFamily: "'JetBrains Mono', 'Fira Code', 'Cascadia Code', Menlo, Consolas, 'DejaVu Sans Mono', monospace",
+  fontSize: 13,
+  lineHeight: 20,
+  minimap: { enabled: false },
+  scrollBeyondLastLine: false,
+  renderLineHighlight: 'line',
+  smoothScrolling: true,
+  cursorBlinking: 'smooth',
+  fixedOverflowWidgets: true,
+  padding: { top: 8 },
+  tabSize: 2,
+  stickyScroll: { enabled: false },
+};
+
 export { monaco };

@@ -1,0 +1,133 @@
+/**
+ * B5's instrumentation, injected into every page before its scripts run (page.addInitScript):
+ * - frames: every requestAnimationFrame callback time while recording (intervals = smoothness);
+ * - long animation frames (PerformanceObserver 'long-animation-frame'): duration, blocking;
+ * - Event Timing (PerformanceObserver 'event', threshold 16 ms): each key event's duration from
+ *   the OS timestamp to the next paint, and how many keys were pressed;
+ * - markers: a page (or, in the IDE, the editor hook `__FLINT_EDITOR_PROBE__`) reports when a
+ *   stream marker became present; the next animation frame is when it reached the screen.
+ * `installProbe` runs in the page: it must not use anything from this module's scope.
+ */
+
+export interface ProbeData {
+  /** rAF callback times while recording (epoch ms). */
+  frames: number[];
+  loafs: Array<{ start: number; duration: number; blocking: number; renderMs: number; styleLayoutMs: number; scripts: Array<{ invoker: string; source: string; ms: number }> }>;
+  /** Event Timing entries of key/input events ≥ 16 ms (duration, ms). */
+  events: Array<{ name: string; duration: number; inputDelay: number }>;
+  /** Key presses seen while recording. */
+  keys: number;
+  /** Marker → epoch ms of the first animation frame after it was present. */
+  screenAt: Record<number, number>;
+  /** Marker → epoch ms it became present (in the model / received). */
+  presentAt: Record<number, number>;
+}
+
+interface MonacoLikeEditor {
+  getModel(): { getLineCount(): number; getLineContent(line: number): string } | null;
+  onDidChangeModelContent(listener: (event: { changes: Array<{ range: { startLineNumber: number }; text: string }> }) => void): unknown;
+}
+
+export function installProbe(): void {
+  const now = () => performance.timeOrigin + performance.now();
+  const state = {
+    recording: false,
+    frames: [] as number[],
+    loafs: [] as ProbeData['loafs'],
+    events: [] as ProbeData['events'],
+    keys: 0,
+    screenAt: {} as Record<number, number>,
+    presentAt: {} as Record<number, number>,
+    waiting: [] as number[],
+  };
+  const frame = () => {
+    const t = now();
+    if (state.recording) state.frames.push(t);
+    if (state.waiting.length > 0) {
+      for (const marker of state.waiting) state.screenAt[marker] ??= t;
+      state.waiting = [];
+    }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  try {
+    new PerformanceObserver((list) => {
+      if (!state.recording) return;
+      type Script = { invoker: string; sourceFunctionName: string; sourceURL: string; duration: number };
+      type Loaf = PerformanceEntry & { blockingDuration?: number; renderStart?: number; styleAndLayoutStart?: number; scripts?: Script[] };
+      for (const entry of list.getEntries() as Loaf[]) {
+        const end = entry.startTime + entry.duration;
+        state.loafs.push({
+          start: performance.timeOrigin + entry.startTime,
+          duration: entry.duration,
+          blocking: entry.blockingDuration ?? 0,
+          // Where the frame went: rendering (rAF callbacks, style, layout, paint) and style + layout alone.
+          renderMs: entry.renderStart ? end - entry.renderStart : 0,
+          styleLayoutMs: entry.styleAndLayoutStart ? end - entry.styleAndLayoutStart : 0,
+          scripts: (entry.scripts ?? [])
+            .sort((a, b) => b.duration - a.duration)
+            .slice(0, 3)
+            .map((script) => ({ invoker: script.invoker, source: `${script.sourceFunctionName}@${script.sourceURL.replace(/^.*\//, '')}`, ms: script.duration })),
+        });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: false });
+  } catch {
+    // An engine without LoAF: frames still tell the story.
+  }
+  new PerformanceObserver((list) => {
+    if (!state.recording) return;
+    for (const entry of list.getEntries() as Array<PerformanceEntry & { processingStart: number }>) {
+      if (!/^key|^input|^beforeinput/.test(entry.name)) continue;
+      state.events.push({ name: entry.name, duration: entry.duration, inputDelay: entry.processingStart - entry.startTime });
+    }
+  }).observe({ type: 'event', durationThreshold: 16, buffered: false } as PerformanceObserverInit);
+  addEventListener('keydown', () => state.recording && state.keys++, true);
+
+  const present = (markers: number[]) => {
+    const t = now();
+    for (const marker of markers) {
+      if (state.presentAt[marker] !== undefined) continue;
+      state.presentAt[marker] = t;
+      state.waiting.push(marker);
+    }
+  };
+  const pattern = /#(\d{6})/g;
+  const w = window as unknown as Record<string, unknown>;
+  w.__benchProbe = {
+    present,
+    start() {
+      state.frames = [];
+      state.loafs = [];
+      state.events = [];
+      state.keys = 0;
+      state.screenAt = {};
+      state.presentAt = {};
+      state.waiting = [];
+      state.recording = true;
+    },
+    stop(): ProbeData {
+      state.recording = false;
+      return { frames: state.frames, loafs: state.loafs, events: state.events, keys: state.keys, screenAt: state.screenAt, presentAt: state.presentAt };
+    },
+    count: () => Object.keys(state.screenAt).length,
+  };
+  // The IDE: scan the lines each model change touched for complete markers.
+  w.__FLINT_EDITOR_PROBE__ = (editor: MonacoLikeEditor) => {
+    editor.onDidChangeModelContent((event) => {
+      if (!state.recording) return;
+      const model = editor.getModel();
+      if (!model) return;
+      const found: number[] = [];
+      const lineCount = model.getLineCount();
+      for (const change of event.changes) {
+        let newlines = 0;
+        for (let i = change.text.indexOf('\n'); i >= 0; i = change.text.indexOf('\n', i + 1)) newlines++;
+        const last = Math.min(lineCount, change.range.startLineNumber + newlines);
+        for (let line = change.range.startLineNumber; line <= last; line++) {
+          for (const match of model.getLineContent(line).matchAll(pattern)) found.push(Number(match[1]));
+        }
+      }
+      if (found.length > 0) present(found);
+    });
+  };
+}
