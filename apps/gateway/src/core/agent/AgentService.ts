@@ -105,6 +105,8 @@ export class AgentService {
       startedAt: this.clock.now(),
       note: prompt.note,
     };
+    /** The agent cursor last published: unchanged while the agent writes before the same character. */
+    let cursor: string | null | undefined;
     const turn = new Turn({
       info,
       route: request.route,
@@ -124,8 +126,9 @@ export class AgentService {
       flushIntervalMs: this.config.flushIntervalMs,
       onChange: (snapshot) => {
         this.broadcast(room, snapshot);
-        this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.insertionIndex() : null, text);
+        cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.insertionIndex() : null, text, cursor);
       },
+      onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.insertionIndex(), text, cursor)),
       onUsage: (tokens) => {
         this.usage.add(from.workspaceId, tokens);
         this.usage.add(from.linkId, tokens);
@@ -174,8 +177,13 @@ export class AgentService {
     for (const session of room.sessions) session.send(frame);
   }
 
-  /** The agent's cursor, labelled with the model's name, like any collaborator's. */
-  private publishCursor(live: NonNullable<ReturnType<Room['doc']>>, turn: TurnInfo, index: number | null, text: Y.Text): void {
+  /**
+   * The agent's cursor, labelled with the model's name, like any collaborator's. A relative
+   * position points at the character after it, so while the agent inserts before the same
+   * character its cursor moves with the text by itself: an unchanged state is not re-sent.
+   * Returns the state now published.
+   */
+  private publishCursor(live: NonNullable<ReturnType<Room['doc']>>, turn: TurnInfo, index: number | null, text: Y.Text, previous: string | null | undefined): string | null {
     let stateJson: string | null = null;
     if (index !== null) {
       const position = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(text, index));
@@ -184,7 +192,8 @@ export class AgentService {
         selection: { anchor: position, head: position },
       });
     }
-    live.broadcastAwareness([live.awareness.set(turn.agentClient, stateJson, agentOwner)], null);
+    if (stateJson !== previous) live.broadcastAwareness([live.awareness.set(turn.agentClient, stateJson, agentOwner)], null);
+    return stateJson;
   }
 }
 

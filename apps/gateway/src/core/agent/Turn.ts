@@ -7,6 +7,13 @@ import type { EditApplier } from './EditApplier';
 
 /** How often a streaming turn's status is re-sent when its text did not move. */
 const statusIntervalMs = 250;
+/**
+ * While text moves, the status (tokens, tokens/s for the HUD) goes out at most this often: a
+ * JSON control message per 8 ms flush would cost every client a message it must parse and
+ * process outside its per-frame batch of edits, ~125 times a second, for numbers no one reads
+ * that fast. The text and the agent's cursor still go out with every flush.
+ */
+const liveStatusIntervalMs = 100;
 
 export interface TurnOptions {
   info: Omit<TurnInfo, 'status' | 'ttftMs' | 'outputTokens' | 'tokensPerSecond' | 'error'>;
@@ -17,8 +24,10 @@ export interface TurnOptions {
   applier: EditApplier;
   clock: Clock;
   flushIntervalMs: number;
-  /** Called on start, on each flush that changed something, and at the end. */
+  /** The status: on start, at most every 100 ms while streaming (250 ms when idle), and at the end. */
   onChange(info: TurnInfo): void;
+  /** After each flush that changed the file: where the agent writes has moved. */
+  onText(info: TurnInfo): void;
   /** Called once with the tokens the turn used; returns false to stop the turn (budget spent). */
   onUsage(tokens: number): boolean;
   onEnd(info: TurnInfo): void;
@@ -155,9 +164,10 @@ export class Turn {
     if (final) this.options.applier.finish();
     const elapsedMs = this.firstTokenAt === null ? 0 : now - this.firstTokenAt;
     this.info = { ...this.info, tokensPerSecond: elapsedMs > 0 ? (this.info.outputTokens * 1000) / elapsedMs : null };
-    // Status and cursor go out when the text moved, else a few times a second for the HUD:
-    // most flushes of a fast stream change nothing visible and need no extra frames.
-    if (!final && (ops.length > 0 || now - this.lastStatusAt >= statusIntervalMs)) {
+    if (final) return;
+    if (ops.length > 0) this.options.onText(this.info);
+    // The first text goes out at once (time to first token shows); then a few times a second.
+    if (now - this.lastStatusAt >= (ops.length > 0 ? liveStatusIntervalMs : statusIntervalMs)) {
       this.lastStatusAt = now;
       this.options.onChange(this.info);
     }

@@ -65,6 +65,34 @@ describe('agent inline edits', () => {
     expect(hunks.every((h) => h.record.turnId === turnId)).toBe(true);
   });
 
+  it('sends the text every flush, the agent cursor when it moves, its status at most every 100 ms', async () => {
+    const ctx = setup();
+    const lines = Array.from({ length: 40 }, (_, i) => `  const v${i} = ${i};\n`);
+    await promptTurn(ctx, 0, original.length);
+    let statuses = 0;
+    ctx.bob.onTurn(() => statuses++);
+    let cursorMoves = 0;
+    ctx.bob.openDoc(ctx.fileId).awareness.on('update', () => cursorMoves++);
+    const textBefore = ctx.bobText.toString();
+    let textChanges = 0;
+    ctx.bobText.observe(() => textChanges++);
+    for (const line of lines) {
+      ctx.provider.emit(line);
+      await step(ctx); // 40 flushes of 8 ms = 320 ms of streaming
+    }
+    expect(ctx.bobText.toString()).not.toBe(textBefore);
+    // The diff holds a line back now and then while it aligns.
+    expect(textChanges).toBeGreaterThanOrEqual(15);
+    // Writing before the same character, the cursor moves with the text: no message needed.
+    expect(cursorMoves).toBeLessThan(textChanges / 2);
+    // First text at once, then one per 100 ms of the 320 ms: 4, give or take a flush.
+    expect(statuses).toBeGreaterThanOrEqual(3);
+    expect(statuses).toBeLessThanOrEqual(5);
+    ctx.provider.end();
+    await step(ctx);
+    expect(ctx.bob.turns.get([...ctx.bob.turns.keys()][0]!)?.status).toBe('done');
+  });
+
   it('reject restores the original exactly; accept keeps the new text', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
