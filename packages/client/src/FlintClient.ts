@@ -52,6 +52,21 @@ export interface FlintClientOptions {
   /** Reconnect delays grow from `minBackoffMs` to `maxBackoffMs`. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Batches what other people (and the agent) change: a document's updates and cursor moves
+   * that arrive before `schedule` calls back are applied together, the updates in one
+   * transaction, so an editor bound to the doc makes one edit per batch instead of one per
+   * message. The browser passes "next animation frame" (the agent sends ~125 updates a second;
+   * a screen shows 60). Anything else the gateway sends (sync replies, control messages) first
+   * applies what is waiting, so it never overtakes an update. None: each applies on arrival.
+   */
+  scheduleRemoteApply?: (apply: () => void) => void;
+}
+
+/** A remote change waiting for its batch: a Yjs update or an awareness update. */
+interface QueuedRemote {
+  channel: typeof Channel.Sync | typeof Channel.Awareness;
+  payload: Uint8Array;
 }
 
 type Listener<T> = (value: T) => void;
@@ -95,6 +110,8 @@ export class FlintClient {
     },
     () => this.nextRequestId++,
   );
+  private readonly queued = new Map<DocHandle, QueuedRemote[]>();
+  private applyScheduled = false;
   private attempt = 0;
   private reconnectTimer: unknown = null;
   private pingTimer: unknown = null;
@@ -163,6 +180,7 @@ export class FlintClient {
     if (socket !== this.socket) return;
     this.socket = null;
     this.clearPing();
+    this.applyQueued();
     // Other people's cursors are stale once we cannot hear them; they come back on resync.
     for (const handle of this.docs.values()) {
       const others = [...handle.awareness.getStates().keys()].filter((id) => id !== handle.doc.clientID);
@@ -197,9 +215,24 @@ export class FlintClient {
       this.socket?.close(CloseCode.MalformedFrame, frame.error);
       return;
     }
-    if (frame.channel === Channel.Control) return this.control(frame.message);
+    if (frame.channel === Channel.Control) {
+      this.applyQueued();
+      return this.control(frame.message);
+    }
     const handle = this.docs.get(frame.docId);
     if (!handle) return; // closed locally while the frame was in flight
+    const schedule = this.options.scheduleRemoteApply;
+    if (schedule && (frame.channel === Channel.Awareness || frame.payload[0] === syncProtocol.messageYjsUpdate)) {
+      const queue = this.queued.get(handle);
+      if (queue) queue.push({ channel: frame.channel, payload: frame.payload });
+      else this.queued.set(handle, [{ channel: frame.channel, payload: frame.payload }]);
+      if (!this.applyScheduled) {
+        this.applyScheduled = true;
+        schedule(() => this.applyQueued());
+      }
+      return;
+    }
+    this.applyQueued();
     if (frame.channel === Channel.Awareness) {
       awarenessProtocol.applyAwarenessUpdate(handle.awareness, frame.payload, this);
       return;
@@ -210,6 +243,27 @@ export class FlintClient {
     const type = syncProtocol.readSyncMessage(decoder, reply, handle.doc, this);
     if (type === syncProtocol.messageYjsSyncStep2) handle.markSynced();
     if (encoding.length(reply) > headerLength && this.canWrite()) this.send(encoding.toUint8Array(reply));
+  }
+
+  /** Applies every queued remote change: per doc, the updates in one transaction, then the cursors. */
+  private applyQueued(): void {
+    this.applyScheduled = false;
+    if (this.queued.size === 0) return;
+    const batches = [...this.queued];
+    this.queued.clear();
+    for (const [handle, items] of batches) {
+      if (this.docs.get(handle.docId) !== handle) continue; // closed while it waited
+      handle.doc.transact(() => {
+        for (const item of items) {
+          if (item.channel !== Channel.Sync) continue;
+          const decoder = decoding.createDecoder(item.payload);
+          decoding.readVarUint(decoder);
+          syncProtocol.readUpdate(decoder, handle.doc, this);
+        }
+      }, this);
+      // After the text: a cursor is drawn where the text it points into already is.
+      for (const item of items) if (item.channel === Channel.Awareness) awarenessProtocol.applyAwarenessUpdate(handle.awareness, item.payload, this);
+    }
   }
 
   private canWrite(): boolean {
@@ -409,6 +463,7 @@ export class FlintClient {
 
   destroy(): void {
     this.destroyed = true;
+    this.queued.clear();
     if (this.reconnectTimer !== null) this.timers.clearTimeout(this.reconnectTimer);
     this.clearPing();
     const socket = this.socket;

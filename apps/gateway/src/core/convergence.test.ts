@@ -24,7 +24,13 @@ function runOnce(runSeed: number, iteration: number): void {
   const h = new Harness(new SqliteStore(file));
   const ws = h.gateway.createWorkspace('P', { 'a.ts': 'function a() {}\n' });
   const clients: FlintClient[] = [];
-  for (let i = 0; i < 2 + pick(3); i++) clients.push(h.client(ws.workspaceId, i === 0 ? ws.owner.token : h.gateway.links.create(ws.workspaceId, 'editor', `e${i}`, null).token));
+  // Some clients batch remote updates as the browser does (applied at random moments here).
+  const pending: Array<() => void> = [];
+  const runPending = () => pending.splice(0).forEach((apply) => apply());
+  for (let i = 0; i < 2 + pick(3); i++) {
+    const token = i === 0 ? ws.owner.token : h.gateway.links.create(ws.workspaceId, 'editor', `e${i}`, null).token;
+    clients.push(h.client(ws.workspaceId, token, random() < 0.5 ? { scheduleRemoteApply: (apply) => void pending.push(apply) } : {}));
+  }
   h.flush();
   const fileId = fileIdOf(clients[0]!, 'a.ts');
   const texts = clients.map((c) => c.openDoc(fileId).doc.getText(FILE_TEXT_KEY));
@@ -48,10 +54,12 @@ function runOnce(runSeed: number, iteration: number): void {
       h.restart(new SqliteStore(file));
     }
     if (random() < 0.5) h.flush();
+    if (random() < 0.4) runPending();
     if (random() < 0.3) h.clock.advance(pick(2000));
   }
   h.settle(() => clients.every((c) => c.status.kind === 'open'));
   h.flush();
+  runPending();
   const final = texts[0]!.toString();
   for (const text of texts) expect(text.toString()).toBe(final);
   for (const c of clients) c.destroy();

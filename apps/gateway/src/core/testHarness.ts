@@ -1,5 +1,5 @@
 /** Test wiring: a real Gateway on real SQLite, reached through in-memory sockets on a fake clock. */
-import { FlintClient, type WebSocketLike } from '@flint/client';
+import { FlintClient, type FlintClientOptions, type WebSocketLike } from '@flint/client';
 import { Channel, encodeControl, encodeDocFrame, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, PROTOCOL_VERSION, type IndexEntry } from '@flint/protocol';
 import { FakeClock, MemoryNetwork, type MemorySocketPair } from '@flint/test-kit';
 import * as encoding from 'lib0/encoding';
@@ -40,13 +40,14 @@ export class Harness {
     });
   }
 
-  client(workspaceId: string, token: string): FlintClient {
+  client(workspaceId: string, token: string, options: Partial<FlintClientOptions> = {}): FlintClient {
     return new FlintClient({
       url: 'memory://gateway',
       workspaceId,
       token,
       timers: this.clock,
       createSocket: () => this.openRaw().client as unknown as WebSocketLike,
+      ...options,
     });
   }
 

@@ -25,6 +25,23 @@ export const useConnection = create<ConnectionState>(() => ({
   workspaceName: null,
 }));
 
+/**
+ * Remote edits are applied once per animation frame: Monaco then makes one edit per frame
+ * however many updates arrived. A hidden tab gets no frames, so a timer stands in after 100 ms.
+ */
+function nextFrame(apply: () => void): void {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+    apply();
+  };
+  const frame = requestAnimationFrame(run);
+  const timer = setTimeout(run, 100);
+}
+
 /** Opens the tab's one connection to a workspace. Idempotent for the same link. */
 export function connect(workspaceId: string, token: string): FlintClient {
   const current = useConnection.getState();
@@ -35,6 +52,7 @@ export function connect(workspaceId: string, token: string): FlintClient {
     workspaceId,
     token,
     createSocket: (url) => new WebSocket(url),
+    scheduleRemoteApply: nextFrame,
   });
   useConnection.setState({ client, workspaceId, token, status: client.status, rttMs: null, role: null });
   client.onStatus((status) => {
