@@ -71,7 +71,8 @@ export class RemoteCursorStyles {
           // The agent's cursor exists only while it writes: always labelled, marked ✦, glowing.
           rules.push(
             `.yRemoteSelection-${clientId}{background-color:${color}38}`,
-            `.yRemoteSelectionHead-${clientId}{border-color:${color};animation:flint-agent-glow 1s ease-in-out infinite}`,
+            // A still glow: an animated one would repaint the editor every frame while the agent writes.
+            `.yRemoteSelectionHead-${clientId}{border-color:${color};box-shadow:0 0 8px 1px ${color}aa}`,
             `.yRemoteSelectionHead-${clientId}::after{content:${cssString(`✦ ${name}`)};background:${color};opacity:1}`,
           );
           continue;
