@@ -35,7 +35,9 @@ const controlsRoot = join(repoRoot, 'bench', 'browser');
 const controlsDist = join(controlsRoot, 'dist');
 /**
  * BENCH_CPU_PROF=1: the IDE is built unminified (readable function names) into a scratch folder,
- * and each page's main thread is profiled while it streams, to bench/results/profiles/.
+ * and each page's main thread is profiled while it streams, to bench/results/profiles/ (with
+ * CDP's task/script/style/layout times printed, and each long animation frame in a .loafs.json).
+ * B5_TRACE=1 adds a Chromium trace of every thread (the TypeScript worker, the compositor).
  */
 const profiling = process.env.BENCH_CPU_PROF === '1';
 const profileDir = join(repoRoot, 'bench', 'results', 'profiles');
@@ -80,10 +82,12 @@ export const b5BrowserSmoothness: Benchmark = {
   name: 'b5-browser',
   title: 'browser smoothness while the agent streams',
   async run(ctx): Promise<BenchReport> {
-    const streamSeconds = ctx.smoke ? 0.6 : 2.5;
-    const repetitions = ctx.smoke ? 1 : 2;
-    const sizes = ctx.smoke ? [400] : [400, 20_000];
-    const rates = ctx.smoke ? [5000] : [1000, 5000, 20_000];
+    // B5_LINES / B5_RATES / B5_SECONDS / B5_REPS (comma lists) narrow a run while profiling.
+    const env = (name: string) => process.env[name]?.split(',').map(Number);
+    const streamSeconds = env('B5_SECONDS')?.[0] ?? (ctx.smoke ? 0.6 : 2.5);
+    const repetitions = env('B5_REPS')?.[0] ?? (ctx.smoke ? 1 : 2);
+    const sizes = env('B5_LINES') ?? (ctx.smoke ? [400] : [400, 20_000]);
+    const rates = env('B5_RATES') ?? (ctx.smoke ? [5000] : [1000, 5000, 20_000]);
     ensureBuilt(ctx.log);
 
     const provider = await ChildHost.start('paced-provider');
@@ -98,7 +102,7 @@ export const b5BrowserSmoothness: Benchmark = {
     });
     const context = await browser.newContext({ viewport: { width: 1360, height: 820 } });
     // tsx (esbuild keepNames) wraps functions in __name(); the page has no such helper.
-    await context.addInitScript({ content: `var __name = (f) => f; (${installProbe.toString()})();` });
+    await context.addInitScript({ content: `globalThis.__name = (f) => f; (${installProbe.toString()})();` });
     // Autocomplete would ask the same fake provider for completions as the user types: B8 measures it.
     await context.addInitScript(() => {
       localStorage.setItem('flint.autocomplete', 'off');
@@ -210,6 +214,7 @@ async function runControl(page: Page, url: string, tokens: number, recording: Pa
     await page.locator('[data-testid="editor"] .view-lines').waitFor();
     await placeCaretOnLine3(page);
   } else {
+    await waitForQuiet(page);
     await page.locator('[data-testid="type-here"]').click();
   }
   await recording?.start();
@@ -240,8 +245,10 @@ async function profilePage(page: Page, label: string): Promise<PageProfile> {
     start: async () => {
       before = await metrics();
       await cdp.send('Profiler.start');
+      if (process.env.B5_TRACE === '1') await page.context().browser()!.startTracing(page, { path: join(profileDir, `${label}.trace.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz', 'gpu', 'benchmark', 'toplevel'] });
     },
     stop: async () => {
+      if (process.env.B5_TRACE === '1') await page.context().browser()!.stopTracing();
       const after = await metrics();
       const delta = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
       const ms = (name: string) => `${(delta(name) * 1000).toFixed(0)} ms`;
@@ -257,7 +264,32 @@ async function profilePage(page: Page, label: string): Promise<PageProfile> {
   };
 }
 
+/**
+ * A user prompts the agent some time after opening a file, not while the editor is still
+ * starting: the TypeScript worker's first check of the program (lib.d.ts and all) takes a
+ * second or more. Waits until 30 frames in a row came on time (or 10 s).
+ */
+async function waitForQuiet(page: Page): Promise<void> {
+  await pause(1_000);
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const deadline = performance.now() + 10_000;
+        let last = performance.now();
+        let calm = 0;
+        const tick = (now: number) => {
+          calm = now - last <= 20 ? calm + 1 : 0;
+          last = now;
+          if (calm >= 30 || now > deadline) resolve();
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+}
+
 async function placeCaretOnLine3(page: Page): Promise<void> {
+  await waitForQuiet(page);
   await page.locator('[data-testid="editor"] .view-lines').click();
   await page.keyboard.press('Control+Home');
   await page.keyboard.press('ArrowDown');
