@@ -34,6 +34,8 @@ export class Aligner {
   traced = 0;
   private origin: Origin = { offset: 0, state: KEEP, prevChar: LF, blankLine: true };
   private stale = true;
+  /** [D18] Inside a long insert run the window is narrowed to `narrowCap`. */
+  private narrow = false;
   private cols = 0;
   private rowCount = 0;
   private readonly w: Int32Array;
@@ -46,6 +48,7 @@ export class Aligner {
   constructor(
     private readonly original: string,
     private readonly cap: number,
+    private readonly narrowCap: number = cap,
   ) {
     this.w = new Int32Array(cap + 1);
     this.ends = new Int32Array(cap + 1);
@@ -58,9 +61,10 @@ export class Aligner {
     return this.origin;
   }
 
-  /** Moves the origin; rows are rebuilt lazily by the next `extend`. */
-  reset(origin: Origin): void {
+  /** Moves the origin; rows are rebuilt lazily by the next `extend`. `narrow`: see [D18]. */
+  reset(origin: Origin, narrow = false): void {
     this.origin = origin;
+    this.narrow = narrow;
     this.stale = true;
   }
 
@@ -148,9 +152,10 @@ export class Aligner {
 
   private window(): void {
     const { original, origin } = this;
+    const cap = this.narrow ? this.narrowCap : this.cap;
     let off = origin.offset;
     let j = 0;
-    while (j < this.cap && off < original.length) {
+    while (j < cap && off < original.length) {
       const cp = original.codePointAt(off)!;
       off += cp > 0xffff ? 2 : 1;
       this.w[++j] = cp;

@@ -261,3 +261,25 @@ describe('past the end of the original', () => {
     expect(applyOps('x\n', [...first, { type: 'insert', text: 'more' }, ...kept.finish()])).toBe('x\nmore');
   });
 });
+
+describe('insert runs', () => {
+  it('[D18] a long insert run aligns against a narrowed window, and still finds the original again', () => {
+    const original = Array.from({ length: 40 }, (_, i) => `  const v${i} = items.length * ${i} + weigh(${i});\n`).join('');
+    const added = Array.from({ length: 300 }, (_, i) => `  total += tally(rows[${i % 13}], ${i * 7}); // #${i}\n`).join('');
+    const options = { maxPending: 96 };
+    const measure = (text: string) => {
+      const diff = new StreamingDiff(original, options);
+      const ops = pushAll(diff, text, 16);
+      expect(applyOps(original, ops)).toBe(text);
+      return { ops, cells: diff.stats.cells };
+    };
+    // New code written before the original, which then follows unchanged.
+    const { ops, cells } = measure(added + original);
+    expect(ops.filter((op) => op.type === 'delete')).toEqual([]);
+    expect(ops.filter((op) => op.type === 'keep').reduce((n, op) => n + (op.type === 'keep' ? op.length : 0), 0)).toBe(original.length);
+    // Narrowed to 2P = 192 columns, not the 1024 the original would fill: each code point of the
+    // run costs a few hundred cells, not a few thousand.
+    const perCodePoint = cells / added.length;
+    expect(perCodePoint).toBeLessThan(3 * (2 * 96 + 1));
+  });
+});

@@ -1,6 +1,6 @@
 import { Aligner, type Origin } from './align';
 import { commonPrefix, finalPath } from './converge';
-import { BEAM, DEL, KEEP, LF } from './costs';
+import { BEAM, DEL, INS, KEEP, LF } from './costs';
 import { OpSink, type DiffOp } from './ops';
 import { afterLines, extendRun, findRepeat, startRun, type RepeatRule, type Run } from './verbatim';
 
@@ -25,6 +25,9 @@ export interface StreamingDiffStats {
   /** Traceback steps taken while deciding what to commit. */
   readonly traced: number;
 }
+
+/** [D18] Whole lines inserted in a row, with nothing of the original kept, that narrow the window. */
+const NARROW_AFTER_LINES = 2;
 
 // Evidence for a jump past the window; never more than half of what pending text can hold.
 const resyncRule = (maxPending: number): RepeatRule => ({ lines: 4, solid: Math.min(160, maxPending >> 1), reach: 1 << 16 });
@@ -60,6 +63,8 @@ export class StreamingDiff {
   /** A high surrogate that ended the last chunk, waiting for its pair. */
   private carry = '';
   private run: Run = startRun(0);
+  /** Line breaks committed as inserts since the cursor last moved in the original ([D18]). */
+  private insertedLines = 0;
   private compared = 0;
   private done = false;
 
@@ -77,7 +82,7 @@ export class StreamingDiff {
     if (!Number.isInteger(this.lookaheadLines) || this.lookaheadLines < 0) {
       throw new RangeError('lookaheadLines must be a non-negative integer');
     }
-    this.aligner = new Aligner(original, windowSize);
+    this.aligner = new Aligner(original, windowSize, 2 * this.maxPending);
   }
 
   get stats(): StreamingDiffStats {
@@ -138,8 +143,15 @@ export class StreamingDiff {
   }
 
   private moveTo(origin: Origin, rows: number): void {
+    // [D18] A commit that only inserted (the cursor did not move in the original) extends an
+    // insert run; anything that consumed original text ends it.
+    if (origin.offset === this.aligner.at.offset && origin.state === INS) {
+      for (let r = 0; r < rows; r++) if (this.pending[r] === LF) this.insertedLines++;
+    } else {
+      this.insertedLines = 0;
+    }
     this.pending.splice(0, rows);
-    this.aligner.reset(origin);
+    this.aligner.reset(origin, this.insertedLines >= NARROW_AFTER_LINES);
     this.run = startRun(origin.offset);
   }
 
@@ -227,6 +239,7 @@ export class StreamingDiff {
     const base = this.aligner.at.offset;
     sink.keep(run.lineOff - base);
     this.pending.splice(0, run.lineK);
+    this.insertedLines = 0;
     this.aligner.reset({ offset: run.lineOff, state: KEEP, prevChar: LF, blankLine: true });
     this.run = afterLines(run);
   }
