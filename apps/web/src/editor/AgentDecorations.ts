@@ -1,4 +1,5 @@
 import type { HunkView } from '@flint/change-set';
+import { mergeSpans, type LineSpan } from './lineSpans';
 import { monaco } from './monacoSetup';
 
 interface RemovedZone {
@@ -7,11 +8,6 @@ interface RemovedZone {
   original: string;
 }
 
-/** A line range of the model, first and last included. */
-export interface LineSpan {
-  first: number;
-  last: number;
-}
 
 /**
  * Where a hunk's removed text is drawn. The agent's hunks record it after the inserted text
@@ -62,7 +58,7 @@ export class AgentDecorations {
 
   render(model: monaco.editor.ITextModel, views: readonly HunkView[]): void {
     const decorations: monaco.editor.IModelDeltaDecoration[] = [];
-    const tintedLines = new Set<number>();
+    const tinted: LineSpan[] = [];
     const wantedZones = new Map<string, { afterLineNumber: number; original: string }>();
     for (const view of views) {
       for (const range of view.inserted) {
@@ -74,7 +70,7 @@ export class AgentDecorations {
           options: { className: 'flint-inserted', stickiness: monaco.editor.TrackedRangeStickiness.NeverGrowsWhenTypingAtEdges },
         });
         const last = end.column === 1 && end.lineNumber > start.lineNumber ? end.lineNumber - 1 : end.lineNumber;
-        for (let line = start.lineNumber; line <= last; line++) tintedLines.add(line);
+        tinted.push({ first: start.lineNumber, last });
       }
       const original = view.record.original;
       const removedAt = removedDisplayIndex(view);
@@ -95,9 +91,11 @@ export class AgentDecorations {
         wantedZones.set(view.hunkId, { afterLineNumber: at.column === 1 ? at.lineNumber - 1 : at.lineNumber, original });
       }
     }
-    for (const line of tintedLines) {
+    // One whole-line decoration per run of tinted lines, not one per line: an agent writing
+    // thousands of lines would otherwise hand Monaco thousands of decorations every frame.
+    for (const span of mergeSpans(tinted)) {
       decorations.push({
-        range: new monaco.Range(line, 1, line, 1),
+        range: new monaco.Range(span.first, 1, span.last, 1),
         options: { isWholeLine: true, className: 'flint-inserted-line', linesDecorationsClassName: 'flint-inserted-gutter' },
       });
     }
