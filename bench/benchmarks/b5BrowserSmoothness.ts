@@ -5,8 +5,10 @@
  * order per cell:
  * - Flint: the real IDE (apps/web/dist served by the real gateway); the agent turn is prompted
  *   by a second client, the page renders it through Yjs → y-monaco → Monaco with the live diff;
- * - floor: a page that only receives the same stream from a raw `ws` relay (the transport floor);
- * - naive: the same Monaco, configured as the IDE's, applying every token as its own edit.
+ * - floor: a page that only receives the same stream from a raw `ws` relay that forwards each
+ *   TCP read of the provider's stream as one message (the transport floor);
+ * - naive: the same Monaco, configured as the IDE's, applying every token as its own edit;
+ * - typing: the IDE with no agent, the user typing alone: what the editor costs by itself.
  * Measured in the page (bench/lib/browserProbe.ts): rAF intervals, long-animation-frame
  * blocking, Event Timing of the typed keys, and token-to-screen lag: from the provider writing a
  * line's marker to the first animation frame after that marker was in the editor (or received).
@@ -43,11 +45,12 @@ const profiling = process.env.BENCH_CPU_PROF === '1';
 const profileDir = join(repoRoot, 'bench', 'results', 'profiles');
 const unminifiedWebDist = join(repoRoot, 'bench', 'results', 'tmp', 'web');
 
-type PageKind = 'flint' | 'floor' | 'naive';
+type PageKind = 'flint' | 'floor' | 'naive' | 'typing';
 const pageNames: Record<PageKind, string> = {
+  typing: 'control: Flint IDE, the user types, no agent',
   flint: 'Flint IDE (gateway → Yjs → Monaco)',
-  floor: 'floor: receive only (raw ws relay)',
-  naive: 'naive: one Monaco edit per token (raw ws relay)',
+  floor: 'floor: receive only (raw ws relay, a message per read)',
+  naive: 'naive: one Monaco edit per token (raw ws relay, a message per token)',
 };
 
 interface Sample {
@@ -91,9 +94,10 @@ export const b5BrowserSmoothness: Benchmark = {
     ensureBuilt(ctx.log);
 
     const provider = await ChildHost.start('paced-provider');
-    const [gateway, relay] = await Promise.all([
+    const [gateway, relay, readRelay] = await Promise.all([
       ChildHost.start('gateway', { providerBaseUrl: provider.url, webRoot: profiling ? unminifiedWebDist : webDist, contextTokens: 4_000_000, agent: { maxOutputTokens: 1_000_000 } }),
       ChildHost.start('relay', { providerBaseUrl: provider.url }),
+      ChildHost.start('relay', { providerBaseUrl: provider.url, perRead: true }),
     ]);
     const controls = await serveControls();
     const browser: Browser = await chromium.launch({
@@ -116,19 +120,19 @@ export const b5BrowserSmoothness: Benchmark = {
           const tokens = Math.round(rate * streamSeconds);
           ctx.log(`${lines} lines, ${rate} tokens/s: ${tokens} tokens per stream, ${repetitions}× each page`);
           for (let rep = 0; rep < repetitions; rep++) {
-            for (const kind of shuffled<PageKind>(['flint', 'floor', 'naive'])) {
+            for (const kind of shuffled<PageKind>(['flint', 'floor', 'naive', 'typing'])) {
               await provider.call('configure', { tokens, tokensPerSecond: rate, markers: true });
               const page = await context.newPage();
               try {
                 const recording = profiling ? await profilePage(page, `b5-${kind}-${lines}-${rate}`) : null;
                 const probe =
-                  kind === 'flint'
-                    ? await runFlint(page, gateway, lines, tokens, recording)
-                    : await runControl(page, `${controls.url}/${kind}.html?relay=${encodeURIComponent(relay.url)}&lines=${lines}`, tokens, recording);
+                  kind === 'flint' || kind === 'typing'
+                    ? await runFlint(page, gateway, lines, kind === 'flint' ? tokens : 0, recording, streamSeconds)
+                    : await runControl(page, `${controls.url}/${kind}.html?relay=${encodeURIComponent((kind === 'floor' ? readRelay : relay).url)}&lines=${lines}`, tokens, recording);
                 await recording?.stop();
                 if (profiling) writeFileSync(join(profileDir, `b5-${kind}-${lines}-${rate}.loafs.json`), JSON.stringify(probe.loafs, null, 1));
                 const streams = await provider.call<StreamRecord[]>('streams');
-                const sentAt = streams.at(-1)?.markerSentAt ?? [];
+                const sentAt = kind === 'typing' ? [] : (streams.at(-1)?.markerSentAt ?? []);
                 samples.push({ kind, lines, rate, probe, sentAt });
               } finally {
                 await page.close();
@@ -140,11 +144,11 @@ export const b5BrowserSmoothness: Benchmark = {
     } finally {
       await browser.close();
       await controls.close();
-      await Promise.all([provider.stop(), gateway.stop(), relay.stop()]);
+      await Promise.all([provider.stop(), gateway.stop(), relay.stop(), readRelay.stop()]);
     }
 
     const rows: Row[] = [];
-    for (const lines of sizes) for (const rate of rates) for (const kind of ['floor', 'flint', 'naive'] as const) rows.push(rowOf(samples.filter((s) => s.kind === kind && s.lines === lines && s.rate === rate)));
+    for (const lines of sizes) for (const rate of rates) for (const kind of ['floor', 'typing', 'flint', 'naive'] as const) rows.push(rowOf(samples.filter((s) => s.kind === kind && s.lines === lines && s.rate === rate)));
     return {
       tables: [
         {
@@ -152,7 +156,8 @@ export const b5BrowserSmoothness: Benchmark = {
           columns: ['lines', 'tokens/s', 'page', 'runs', 'rAF p50', 'rAF p95', 'rAF p99', 'rAF max', 'LoAF n', 'LoAF max', 'blocking ms/s', 'lag p50', 'lag p95', 'lag p99', 'lag − floor p99', 'missed', 'keys', 'keys ≥ 16 ms', 'key max'],
           rows: rows.map((r) => {
             const floor = rows.find((f) => f.kind === 'floor' && f.lines === r.lines && f.rate === r.rate)!;
-            return [r.lines, r.rate, pageNames[r.kind], r.runs, r.frameMs.p50, r.frameMs.p95, r.frameMs.p99, r.frameMs.max, r.loafCount, r.loafMaxMs, r.blockingMsPerSecond, r.lagMs.p50, r.lagMs.p95, r.lagMs.p99, r.lagMs.p99 - floor.lagMs.p99, r.missedMarkers, r.keys, r.slowKeyEvents, r.keyEventMaxMs];
+            const lag = r.kind === 'typing' ? [null, null, null, null] : [r.lagMs.p50, r.lagMs.p95, r.lagMs.p99, r.lagMs.p99 - floor.lagMs.p99];
+            return [r.lines, r.rate, pageNames[r.kind], r.runs, r.frameMs.p50, r.frameMs.p95, r.frameMs.p99, r.frameMs.max, r.loafCount, r.loafMaxMs, r.blockingMsPerSecond, ...lag, r.missedMarkers, r.keys, r.slowKeyEvents, r.keyEventMaxMs];
           }),
           notes: [
             'rAF = intervals between requestAnimationFrame callbacks while streaming (16.7 ms at 60 Hz is perfect).',
@@ -170,8 +175,11 @@ export const b5BrowserSmoothness: Benchmark = {
   },
 };
 
-/** The IDE page: open the file, type on line 3 while a second client prompts the agent on lines 20-29. */
-async function runFlint(page: Page, gateway: ChildHost, lines: number, tokens: number, recording: PageProfile | null): Promise<ProbeData> {
+/**
+ * The IDE page: open the file, type on line 3 while a second client prompts the agent on lines
+ * 20-29. With no tokens, the control: the user types for as long as a stream would last, alone.
+ */
+async function runFlint(page: Page, gateway: ChildHost, lines: number, tokens: number, recording: PageProfile | null, seconds: number): Promise<ProbeData> {
   const fileText = benchFileText(lines);
   const { workspaceId, token } = await gateway.call<{ workspaceId: string; token: string }>('createWorkspace', { name: 'B5', files: { 'main.ts': fileText } });
   const client = await connectFlintClient(gateway.url, workspaceId, token);
@@ -185,6 +193,11 @@ async function runFlint(page: Page, gateway: ChildHost, lines: number, tokens: n
     const offsetOfLine = (line: number) => lineOffsets.slice(0, line - 1).reduce((a, b) => a + b, 0);
     await recording?.start();
     await page.evaluate(() => (window as unknown as { __benchProbe: { start(): void } }).__benchProbe.start());
+    if (tokens === 0) {
+      const until = performance.now() + seconds * 1000;
+      await typeWhile(page, () => performance.now() < until);
+      return await settle(page, 0);
+    }
     const result = await client.prompt({
       fileId,
       anchor: offsetOfLine(benchRegionStartLine),
@@ -309,7 +322,7 @@ async function typeWhile(page: Page, going: () => boolean): Promise<void> {
 
 /** Waits (≤ 5 s) for every marker to reach the screen, then stops recording. */
 async function settle(page: Page, tokens: number): Promise<ProbeData> {
-  const expected = markedTokenText(tokens).markers;
+  const expected = tokens === 0 ? 0 : markedTokenText(tokens).markers;
   await page
     .waitForFunction((n) => (window as unknown as { __benchProbe: { count(): number } }).__benchProbe.count() >= n, expected, { timeout: 5_000, polling: 50 })
     .catch(() => undefined);

@@ -104,7 +104,7 @@ async function start(): Promise<{ info: Record<string, unknown>; handlers: Recor
     }
     case 'relay': {
       const { startRelayServer } = await import('./relayServer');
-      const relay = await startRelayServer(String(options.providerBaseUrl));
+      const relay = await startRelayServer(String(options.providerBaseUrl), options.perRead === true);
       return { info: { url: relay.url }, handlers: {}, close: () => relay.close() };
     }
     case 'yjs': {

@@ -3,6 +3,8 @@
  * in front of a browser. It takes `{ "tokens": n }` over a WebSocket, POSTs one Chat Completions
  * request (keep-alive, as the gateway does), and forwards every delta's text as its own
  * WebSocket message, then `{"done":true}`. No documents, no storage, no coalescing.
+ * `perRead`: one message per TCP read instead (every delta that arrived together), the least
+ * work a relay can do per byte — B5's transport floor, which must not drown a page in messages.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +15,7 @@ export interface RelayServer {
   close(): Promise<void>;
 }
 
-export async function startRelayServer(providerBaseUrl: string): Promise<RelayServer> {
+export async function startRelayServer(providerBaseUrl: string, perRead = false): Promise<RelayServer> {
   const agent = new http.Agent({ keepAlive: true });
   const target = new URL(`${providerBaseUrl}/chat/completions`);
   const server = http.createServer((_req, res) => res.writeHead(404).end());
@@ -31,6 +33,7 @@ export async function startRelayServer(providerBaseUrl: string): Promise<RelaySe
         let buffer = '';
         res.on('data', (chunk: string) => {
           buffer += chunk;
+          let read = '';
           let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
             const event = buffer.slice(0, end);
@@ -38,12 +41,17 @@ export async function startRelayServer(providerBaseUrl: string): Promise<RelaySe
             if (!event.startsWith('data: ')) continue;
             const data = event.slice(6);
             if (data === '[DONE]') {
+              if (read) ws.send(read);
+              read = '';
               ws.send('{"done":true}');
               continue;
             }
             const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content;
-            if (content) ws.send(content);
+            if (!content) continue;
+            if (perRead) read += content;
+            else ws.send(content);
           }
+          if (read) ws.send(read);
         });
       });
       req.on('error', () => ws.close(1011, 'provider failed'));
