@@ -79,3 +79,42 @@ describe('ChatCompletionsProvider', () => {
     expect(error).toMatchObject({ code: 'not_configured' });
   });
 });
+
+describe('ChatCompletionsProvider, deltas that arrive together', () => {
+  const delta = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+
+  /** A loopback server that answers with `body` in one write: one network read for the client. */
+  async function serve(body: string) {
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return { baseUrl: `http://127.0.0.1:${port}/v1`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  it('yields the deltas of one read as one text event that counts its tokens', async () => {
+    const tokens = ['const ', 'a', ' = ', '1', ';\n'];
+    const fake = await serve(tokens.map(delta).join('') + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+    const provider = new ChatCompletionsProvider({ baseUrl: fake.baseUrl, includeUsage: false });
+    const { events, text, error } = await collectEvents(provider, request);
+    await provider.close();
+    await fake.close();
+    expect(error).toBeNull();
+    expect(text).toBe(tokens.join(''));
+    expect(events.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: tokens.join(''), tokens: 5 }]);
+    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' });
+  });
+
+  it('delivers the text that came before a bad event in the same read, then fails', async () => {
+    const fake = await serve(delta('keep ') + delta('this') + 'data: {not json\n\n');
+    const provider = new ChatCompletionsProvider({ baseUrl: fake.baseUrl, includeUsage: false });
+    const { text, error } = await collectEvents(provider, request);
+    await provider.close();
+    await fake.close();
+    expect(text).toBe('keep this');
+    expect(error?.code).toBe('bad_response');
+  });
+});

@@ -132,22 +132,37 @@ export class ChatCompletionsProvider implements ModelProvider {
     try {
       let finishReason: FinishReason | null = null;
       let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
-      for await (const event of stream.events()) {
-        const chunk = read(event.data);
-        if (chunk === null) {
-          throw new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name);
+      // The deltas of one network read go out as one text event (with their count): a fast
+      // model's read holds hundreds, and every event costs an async step in each consumer.
+      let text = '';
+      let tokens = 0;
+      reading: for await (const batch of stream.batches()) {
+        for (const event of batch) {
+          const chunk = read(event.data);
+          if (chunk === null || chunk.error !== null) {
+            // What arrived before the bad event is the model's text: deliver it, then fail.
+            if (text) yield { type: 'text', text, tokens };
+            if (chunk === null) throw new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name);
+            throw providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name);
+          }
+          if (chunk.text) {
+            text += chunk.text;
+            tokens++;
+          }
+          if (chunk.finishReason) finishReason = chunk.finishReason;
+          if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
+          if (chunk.final) {
+            finished = true;
+            break;
+          }
         }
-        if (chunk.error !== null) throw providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name);
-        if (chunk.text) {
-          yield { type: 'text', text: chunk.text };
+        if (text) {
+          yield { type: 'text', text, tokens };
+          text = '';
+          tokens = 0;
           if (signal.aborted) return;
         }
-        if (chunk.finishReason) finishReason = chunk.finishReason;
-        if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
-        if (chunk.final) {
-          finished = true;
-          break;
-        }
+        if (finished) break reading;
       }
       if (signal.aborted) return;
       // Some servers end the body without `[DONE]`; a finish reason still proves it completed.

@@ -58,7 +58,8 @@ export interface InfillRequest {
 export type FinishReason = 'stop' | 'length';
 
 export type ModelEvent =
-  | { type: 'text'; text: string }
+  /** `tokens`: how many model tokens the text holds (several when one network read carried them); 1 if absent. */
+  | { type: 'text'; text: string; tokens?: number }
   | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number }
   | { type: 'done'; finishReason: FinishReason };
 

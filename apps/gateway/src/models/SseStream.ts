@@ -147,10 +147,12 @@ export class SseStream {
   }
 
   /**
-   * The decoded events. Ends when the server ends the response; throws `network` on a reset or
-   * the idle timeout; ends quietly once the signal aborts.
+   * The decoded events, one array per network read: a fast stream's read holds many events, and
+   * a caller that handles them together pays one async step per read, not per event. Ends when
+   * the server ends the response; throws `network` on a reset or the idle timeout; ends quietly
+   * once the signal aborts.
    */
-  async *events(): AsyncGenerator<SseEvent, void, undefined> {
+  async *batches(): AsyncGenerator<SseEvent[], void, undefined> {
     this.armIdleTimer();
     try {
       // Not destroyed when the caller stops at its final event: `finish()` or `destroy()` decides
@@ -158,7 +160,7 @@ export class SseStream {
       for await (const chunk of this.res.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         this.lastByteAt = performance.now();
         const events = this.decoder.push(chunk);
-        for (const event of events) yield event;
+        if (events.length > 0) yield events;
       }
       this.decoder.end();
     } catch (error) {
@@ -168,6 +170,11 @@ export class SseStream {
     } finally {
       this.disarmIdleTimer();
     }
+  }
+
+  /** The decoded events one at a time (see `batches`). */
+  async *events(): AsyncGenerator<SseEvent, void, undefined> {
+    for await (const batch of this.batches()) yield* batch;
   }
 
   /**

@@ -102,7 +102,7 @@ export class Turn {
           this.firstTokenAt = this.options.clock.now();
           this.info = { ...this.info, ttftMs: this.firstTokenAt - this.info.startedAt };
         }
-        this.info.outputTokens++;
+        this.info.outputTokens += event.tokens ?? 1;
         this.streamed += event.text;
         this.buffer += this.fences.push(event.text);
         // Leading edge: the first text (and any text after a quiet spell) goes out at once;
