@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import type { ModelRequest } from './ModelProvider';
+import { ProviderError, type ModelRequest } from './ModelProvider';
 import { collectEvents } from './providerContract';
 
 const request: ModelRequest = {
@@ -115,6 +115,7 @@ describe('ChatCompletionsProvider, deltas that arrive together', () => {
     await provider.close();
     await fake.close();
     expect(text).toBe('keep this');
-    expect(error?.code).toBe('bad_response');
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).code).toBe('bad_response');
   });
 });

@@ -105,6 +105,9 @@ export class Turn {
         this.info.outputTokens += event.tokens ?? 1;
         this.streamed += event.text;
         this.buffer += this.fences.push(event.text);
+        // Text the fence filter still holds is not text yet: flushing nothing would only use up
+        // the leading edge, and the text it releases a token later would wait a whole interval.
+        if (!this.buffer) continue;
         // Leading edge: the first text (and any text after a quiet spell) goes out at once;
         // an overdue flush runs here too, so a busy event loop that starves timers still
         // applies text every interval.

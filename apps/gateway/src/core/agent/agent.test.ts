@@ -93,6 +93,25 @@ describe('agent inline edits', () => {
     expect(ctx.bob.turns.get([...ctx.bob.turns.keys()][0]!)?.status).toBe('done');
   });
 
+  it('text the fence filter held back goes out with the next token, not a flush interval later', async () => {
+    const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' });
+    const fileId = fileIdOf(ctx.alice, 'empty.ts');
+    const text = textOf(ctx.bob, fileId);
+    ctx.h.flush();
+    const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
+    ctx.h.flush();
+    expect((await result).ok).toBe(true);
+    ctx.provider.emit('\n'); // could still open a code fence: held
+    await drain();
+    ctx.h.clock.advance(1);
+    ctx.h.flush();
+    expect(text.toString()).toBe('');
+    ctx.provider.emit('export');
+    await drain();
+    ctx.h.flush(); // no clock advance: the leading edge was not spent on the held newline
+    expect(text.toString()).toBe('\nexport');
+  });
+
   it('reject restores the original exactly; accept keeps the new text', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
