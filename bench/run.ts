@@ -36,7 +36,7 @@ if (selected.length === 0) {
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results', smoke ? 'smoke' : '');
 mkdirSync(resultsDir, { recursive: true });
 /** A hung benchmark is a crash: smoke must finish, and the full run must fit ~15 minutes. */
-const timeoutMs = smoke ? 45_000 : 420_000;
+const timeoutMs = smoke ? 45_000 : 900_000;
 
 // A stray rejection (a timer's IPC call to a child that died) is reported, not fatal to the runner.
 process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${String(reason)}`));
