@@ -26,10 +26,19 @@ export const useConnection = create<ConnectionState>(() => ({
 }));
 
 /**
- * Remote edits are applied once per animation frame: Monaco then makes one edit per frame
- * however many updates arrived. A hidden tab gets no frames, so a timer stands in after 100 ms.
+ * Remote edits are applied at most about once per animation frame: the first batch of a frame
+ * at once (a collaborator's keystroke shows in the frame about to be drawn), anything more that
+ * arrives before that frame waits for the next one, so Monaco makes one edit per frame however
+ * many updates a fast agent sends. A hidden tab gets no frames, so a timer stands in (100 ms).
  */
+let appliedThisFrame = false;
 function nextFrame(apply: () => void): void {
+  if (!appliedThisFrame) {
+    appliedThisFrame = true;
+    requestAnimationFrame(() => (appliedThisFrame = false));
+    apply();
+    return;
+  }
   let done = false;
   const run = () => {
     if (done) return;
