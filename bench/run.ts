@@ -13,6 +13,7 @@ import { b3Throughput } from './benchmarks/b3Throughput';
 import { b4ProviderTransport } from './benchmarks/b4ProviderTransport';
 import { b5BrowserSmoothness } from './benchmarks/b5BrowserSmoothness';
 import { b6CollaborationLatency } from './benchmarks/b6CollaborationLatency';
+import { b6bBrowserCollaboration } from './benchmarks/b6bBrowserCollaboration';
 import { b7Footprint } from './benchmarks/b7Footprint';
 import { b8Autocomplete } from './benchmarks/b8Autocomplete';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
@@ -21,7 +22,7 @@ import { describeEnvironment } from './lib/describeEnvironment';
 import { printTable } from './lib/printTable';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b7Footprint, b8Autocomplete];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');

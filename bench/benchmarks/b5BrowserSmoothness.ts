@@ -13,17 +13,13 @@
  * blocking, Event Timing of the typed keys, and token-to-screen lag: from the provider writing a
  * line's marker to the first animation frame after that marker was in the editor (or received).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { createStaticHandler } from '../../apps/gateway/src/transport/staticFiles';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
 import { benchFileText, benchRegionLines, benchRegionStartLine } from '../browser/src/benchFile';
 import type { Benchmark, BenchReport, TargetCheck } from '../lib/Benchmark';
-import { installProbe, type ProbeData } from '../lib/browserProbe';
+import { ensureBuilt, ideWebRoot, launchProbedBrowser, profileDir, profilePage, profiling, serveControls, waitForQuiet, type PageProfile } from '../lib/browserHarness';
+import type { ProbeData } from '../lib/browserProbe';
 import { ChildHost } from '../lib/ChildHost';
 import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';
 import { markedTokenText, type StreamRecord } from '../lib/PacedTokenServer';
@@ -31,19 +27,6 @@ import { gapsOf, summarize, type Summary } from '../lib/percentile';
 import { shuffled } from '../lib/shuffled';
 import { pause, until } from '../lib/until';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const webDist = join(repoRoot, 'apps', 'web', 'dist');
-const controlsRoot = join(repoRoot, 'bench', 'browser');
-const controlsDist = join(controlsRoot, 'dist');
-/**
- * BENCH_CPU_PROF=1: the IDE is built unminified (readable function names) into a scratch folder,
- * and each page's main thread is profiled while it streams, to bench/results/profiles/ (with
- * CDP's task/script/style/layout times printed, and each long animation frame in a .loafs.json).
- * B5_TRACE=1 adds a Chromium trace of every thread (the TypeScript worker, the compositor).
- */
-const profiling = process.env.BENCH_CPU_PROF === '1';
-const profileDir = join(repoRoot, 'bench', 'results', 'profiles');
-const unminifiedWebDist = join(repoRoot, 'bench', 'results', 'tmp', 'web');
 
 type PageKind = 'flint' | 'floor' | 'naive' | 'typing';
 const pageNames: Record<PageKind, string> = {
@@ -95,23 +78,12 @@ export const b5BrowserSmoothness: Benchmark = {
 
     const provider = await ChildHost.start('paced-provider');
     const [gateway, relay, readRelay] = await Promise.all([
-      ChildHost.start('gateway', { providerBaseUrl: provider.url, webRoot: profiling ? unminifiedWebDist : webDist, contextTokens: 4_000_000, agent: { maxOutputTokens: 1_000_000 } }),
+      ChildHost.start('gateway', { providerBaseUrl: provider.url, webRoot: ideWebRoot(), contextTokens: 4_000_000, agent: { maxOutputTokens: 1_000_000 } }),
       ChildHost.start('relay', { providerBaseUrl: provider.url }),
       ChildHost.start('relay', { providerBaseUrl: provider.url, perRead: true }),
     ]);
     const controls = await serveControls();
-    const browser: Browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const context = await browser.newContext({ viewport: { width: 1360, height: 820 } });
-    // tsx (esbuild keepNames) wraps functions in __name(); the page has no such helper.
-    await context.addInitScript({ content: `globalThis.__name = (f) => f; (${installProbe.toString()})();` });
-    // Autocomplete would ask the same fake provider for completions as the user types: B8 measures it.
-    await context.addInitScript(() => {
-      localStorage.setItem('flint.autocomplete', 'off');
-      localStorage.setItem('flint.displayName', 'B5 user');
-    });
+    const { browser, context } = await launchProbedBrowser();
 
     const samples: Sample[] = [];
     try {
@@ -241,66 +213,6 @@ async function runControl(page: Page, url: string, tokens: number, recording: Pa
   return settle(page, tokens);
 }
 
-interface PageProfile {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/** The page's main-thread CPU profile over the stream (Chrome DevTools Protocol). */
-async function profilePage(page: Page, label: string): Promise<PageProfile> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-  await cdp.send('Performance.enable');
-  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
-  let before: Record<string, number> = {};
-  return {
-    start: async () => {
-      before = await metrics();
-      await cdp.send('Profiler.start');
-      if (process.env.B5_TRACE === '1') await page.context().browser()!.startTracing(page, { path: join(profileDir, `${label}.trace.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz', 'gpu', 'benchmark', 'toplevel'] });
-    },
-    stop: async () => {
-      if (process.env.B5_TRACE === '1') await page.context().browser()!.stopTracing();
-      const after = await metrics();
-      const delta = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
-      const ms = (name: string) => `${(delta(name) * 1000).toFixed(0)} ms`;
-      console.log(
-        `  ${label}: ${delta('Timestamp').toFixed(2)} s; task ${ms('TaskDuration')}, script ${ms('ScriptDuration')}, style ${ms('RecalcStyleDuration')} (${delta('RecalcStyleCount')}×), layout ${ms('LayoutDuration')} (${delta('LayoutCount')}×), other tasks ${ms('TaskOtherDuration')}`,
-      );
-      const { profile } = await cdp.send('Profiler.stop');
-      mkdirSync(profileDir, { recursive: true });
-      const path = join(profileDir, `${label}.cpuprofile`);
-      writeFileSync(path, JSON.stringify(profile));
-      console.log(`  CPU profile of the page: ${path}`);
-    },
-  };
-}
-
-/**
- * A user prompts the agent some time after opening a file, not while the editor is still
- * starting: the TypeScript worker's first check of the program (lib.d.ts and all) takes a
- * second or more. Waits until 30 frames in a row came on time (or 10 s).
- */
-async function waitForQuiet(page: Page): Promise<void> {
-  await pause(1_000);
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const deadline = performance.now() + 10_000;
-        let last = performance.now();
-        let calm = 0;
-        const tick = (now: number) => {
-          calm = now - last <= 20 ? calm + 1 : 0;
-          last = now;
-          if (calm >= 30 || now > deadline) resolve();
-          else requestAnimationFrame(tick);
-        };
-        requestAnimationFrame(tick);
-      }),
-  );
-}
-
 async function placeCaretOnLine3(page: Page): Promise<void> {
   await waitForQuiet(page);
   await page.locator('[data-testid="editor"] .view-lines').click();
@@ -399,51 +311,3 @@ function targetsOf(rows: Row[]): TargetCheck[] {
   ];
 }
 
-/** Builds the IDE and the control pages when their sources are newer than their builds. */
-function ensureBuilt(log: (message: string) => void): void {
-  const newest = (dir: string): number => {
-    let latest = 0;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-      const path = join(dir, entry.name);
-      latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-    }
-    return latest;
-  };
-  const stale = (built: string, sources: string[]) => !existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newest));
-  const webSrc = join(repoRoot, 'apps', 'web', 'src');
-  const packages = readdirSync(join(repoRoot, 'packages')).map((p) => join(repoRoot, 'packages', p, 'src'));
-  if (stale(join(webDist, 'index.html'), [webSrc, ...packages])) {
-    log('building the web app (apps/web/dist)…');
-    run(['run', 'build', '-w', '@flint/web']);
-  }
-  if (profiling) {
-    log('building the web app unminified for profiling…');
-    run(['run', 'build', '-w', '@flint/web', '--', '--minify', 'false', '--outDir', unminifiedWebDist]);
-  }
-  if (stale(join(controlsDist, 'naive.html'), [join(controlsRoot, 'src'), join(webSrc, 'editor')])) {
-    log('building the control pages (bench/browser/dist)…');
-    run(['exec', '--', 'vite', 'build', '--config', join(controlsRoot, 'vite.config.ts')]);
-  }
-}
-
-function run(args: string[]): void {
-  const result = spawnSync('npm', args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${result.status})`);
-}
-
-async function serveControls(): Promise<{ url: string; close(): Promise<void> }> {
-  const serve = createStaticHandler(controlsDist);
-  const server = http.createServer((req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    if (!serve(req, res, pathname)) res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}

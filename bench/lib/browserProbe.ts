@@ -5,7 +5,9 @@
  * - Event Timing (PerformanceObserver 'event', threshold 16 ms): each key event's duration from
  *   the OS timestamp to the next paint, and how many keys were pressed;
  * - markers: a page (or, in the IDE, the editor hook `__FLINT_EDITOR_PROBE__`) reports when a
- *   stream marker became present; the next animation frame is when it reached the screen.
+ *   stream marker became present; the next animation frame is when it reached the screen;
+ * - keystrokes and changes (B6 in the browser): when each key was pressed, and the frame after
+ *   each content change of the editor (or each `received()` of a control page).
  * `installProbe` runs in the page: it must not use anything from this module's scope.
  */
 
@@ -21,6 +23,10 @@ export interface ProbeData {
   screenAt: Record<number, number>;
   /** Marker → epoch ms it became present (in the model / received). */
   presentAt: Record<number, number>;
+  /** Epoch ms of each keydown while recording (the event's own timestamp: when the key was pressed). */
+  keyAt: number[];
+  /** Epoch ms of the first animation frame after each editor content change (or `received()` call) while recording. */
+  shownAt: number[];
 }
 
 interface MonacoLikeEditor {
@@ -39,6 +45,10 @@ export function installProbe(): void {
     screenAt: {} as Record<number, number>,
     presentAt: {} as Record<number, number>,
     waiting: [] as number[],
+    keyAt: [] as number[],
+    shownAt: [] as number[],
+    /** Changes waiting for their frame. */
+    unshown: 0,
   };
   const frame = () => {
     const t = now();
@@ -47,6 +57,7 @@ export function installProbe(): void {
       for (const marker of state.waiting) state.screenAt[marker] ??= t;
       state.waiting = [];
     }
+    for (; state.unshown > 0; state.unshown--) state.shownAt.push(t);
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
@@ -81,7 +92,18 @@ export function installProbe(): void {
       state.events.push({ name: entry.name, duration: entry.duration, inputDelay: entry.processingStart - entry.startTime });
     }
   }).observe({ type: 'event', durationThreshold: 16, buffered: false } as PerformanceObserverInit);
-  addEventListener('keydown', () => state.recording && state.keys++, true);
+  addEventListener(
+    'keydown',
+    (event) => {
+      if (!state.recording) return;
+      state.keys++;
+      state.keyAt.push(performance.timeOrigin + event.timeStamp);
+    },
+    true,
+  );
+  const changed = () => {
+    if (state.recording) state.unshown++;
+  };
 
   const present = (markers: number[]) => {
     const t = now();
@@ -95,6 +117,8 @@ export function installProbe(): void {
   const w = window as unknown as Record<string, unknown>;
   w.__benchProbe = {
     present,
+    /** A control page got what a keystroke elsewhere sent (B6 in the browser). */
+    received: changed,
     start() {
       state.frames = [];
       state.loafs = [];
@@ -103,18 +127,23 @@ export function installProbe(): void {
       state.screenAt = {};
       state.presentAt = {};
       state.waiting = [];
+      state.keyAt = [];
+      state.shownAt = [];
+      state.unshown = 0;
       state.recording = true;
     },
     stop(): ProbeData {
       state.recording = false;
-      return { frames: state.frames, loafs: state.loafs, events: state.events, keys: state.keys, screenAt: state.screenAt, presentAt: state.presentAt };
+      return { frames: state.frames, loafs: state.loafs, events: state.events, keys: state.keys, screenAt: state.screenAt, presentAt: state.presentAt, keyAt: state.keyAt, shownAt: state.shownAt };
     },
     count: () => Object.keys(state.screenAt).length,
+    shown: () => state.shownAt.length,
   };
   // The IDE: scan the lines each model change touched for complete markers.
   w.__FLINT_EDITOR_PROBE__ = (editor: MonacoLikeEditor) => {
     editor.onDidChangeModelContent((event) => {
       if (!state.recording) return;
+      changed();
       const model = editor.getModel();
       if (!model) return;
       const found: number[] = [];

@@ -107,6 +107,11 @@ async function start(): Promise<{ info: Record<string, unknown>; handlers: Recor
       const relay = await startRelayServer(String(options.providerBaseUrl), options.perRead === true);
       return { info: { url: relay.url }, handlers: {}, close: () => relay.close() };
     }
+    case 'broadcast': {
+      const { startBroadcastServer } = await import('./broadcastServer');
+      const broadcast = await startBroadcastServer();
+      return { info: { url: broadcast.url }, handlers: {}, close: () => broadcast.close() };
+    }
     case 'yjs': {
       const { startYjsReferenceServer } = await import('./yjsReferenceServer');
       const yjs = await startYjsReferenceServer();
