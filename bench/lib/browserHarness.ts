@@ -94,6 +94,8 @@ export async function profilePage(page: Page, label: string): Promise<PageProfil
  * second or more. Waits until 30 frames in a row came on time (or 10 s).
  */
 export async function waitForQuiet(page: Page): Promise<void> {
+  // A page behind others gets no frames at all: it would only ever reach the deadline.
+  await page.bringToFront();
   await pause(1_000);
   await page.evaluate(
     () =>
