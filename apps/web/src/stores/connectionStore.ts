@@ -26,26 +26,26 @@ export const useConnection = create<ConnectionState>(() => ({
 }));
 
 /**
- * Remote edits are applied at most about once per animation frame: the first batch of a frame
- * at once (a collaborator's keystroke shows in the frame about to be drawn), anything more that
- * arrives before that frame waits for the next one, so Monaco makes one edit per frame however
- * many updates a fast agent sends. A hidden tab gets no frames, so a timer stands in (100 ms).
+ * When remote edits are applied. After a quiet spell (nothing applied for two frames: a
+ * collaborator's keystroke) at once, so it is drawn in the frame about to be painted. While
+ * they keep coming (an agent flushes every 8 ms) once per animation frame, so Monaco makes one
+ * edit per frame however many updates arrive. A hidden tab gets no frames: a timer stands in.
  */
-let appliedThisFrame = false;
+const quietMs = 33;
+let lastAppliedAt = Number.NEGATIVE_INFINITY;
 function nextFrame(apply: () => void): void {
-  if (!appliedThisFrame) {
-    appliedThisFrame = true;
-    requestAnimationFrame(() => (appliedThisFrame = false));
+  const applyNow = () => {
+    lastAppliedAt = performance.now();
     apply();
-    return;
-  }
+  };
+  if (performance.now() - lastAppliedAt > quietMs) return applyNow();
   let done = false;
   const run = () => {
     if (done) return;
     done = true;
     cancelAnimationFrame(frame);
     clearTimeout(timer);
-    apply();
+    applyNow();
   };
   const frame = requestAnimationFrame(run);
   const timer = setTimeout(run, 100);
