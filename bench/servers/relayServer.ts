@@ -7,13 +7,10 @@
  * work a relay can do per byte — B5's transport floor, which must not drown a page in messages.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { listenLoopback, type LoopbackWsServer } from './listenLoopback';
 
-export interface RelayServer {
-  url: string;
-  close(): Promise<void>;
-}
+export type RelayServer = LoopbackWsServer;
 
 export async function startRelayServer(providerBaseUrl: string, perRead = false): Promise<RelayServer> {
   const agent = new http.Agent({ keepAlive: true });
@@ -58,14 +55,5 @@ export async function startRelayServer(providerBaseUrl: string, perRead = false)
       req.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      for (const ws of wss.clients) ws.terminate();
-      agent.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listenLoopback(server, wss, () => agent.destroy());
 }
