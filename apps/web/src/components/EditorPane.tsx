@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { EditorController } from '../editor/EditorController';
 import { editorOptions, monaco } from '../editor/monacoSetup';
+import { quietSuggest } from '../editor/quietSuggest';
 import { requireClient, useConnection } from '../stores/connectionStore';
 import { useWorkspace } from '../stores/workspaceStore';
 import { AgentReviewBar } from './AgentReviewBar';
@@ -16,6 +17,7 @@ export function EditorPane() {
     const element = container.current;
     if (!element) return;
     const editor = monaco.editor.create(element, { ...editorOptions, model: null });
+    quietSuggest(editor);
     // A benchmark's instrumentation (bench/benchmarks/b5BrowserSmoothness.ts) watches the editor
     // through this optional hook; nothing in the app sets it.
     (globalThis as { __FLINT_EDITOR_PROBE__?: (e: typeof editor) => void }).__FLINT_EDITOR_PROBE__?.(editor);
