@@ -61,16 +61,32 @@ export function sseSink(res: ServerResponse, script: FakeScript, api: 'chat' | '
   };
 }
 
+/**
+ * One close watcher per socket, shared by every response on it: a persistent connection serves
+ * many turns, and a listener per turn would pile up on it.
+ */
+const socketClosed = new WeakMap<WebSocket, { signal: Promise<void>; closed: () => boolean }>();
+
+function watchClose(ws: WebSocket): { signal: Promise<void>; closed: () => boolean } {
+  let watch = socketClosed.get(ws);
+  if (!watch) {
+    let closed = ws.readyState !== ws.OPEN;
+    const signal = closed
+      ? Promise.resolve()
+      : closedPromise(ws).then(() => {
+          closed = true;
+        });
+    watch = { signal, closed: () => closed };
+    socketClosed.set(ws, watch);
+  }
+  return watch;
+}
+
 export function webSocketSink(ws: WebSocket, responseId: string): WireSink {
-  let closed = ws.readyState !== ws.OPEN;
-  const closedSignal = closed
-    ? Promise.resolve()
-    : closedPromise(ws).then(() => {
-        closed = true;
-      });
+  const { signal: closedSignal, closed: isClosed } = watchClose(ws);
   const send = (text: string): Promise<void> =>
     new Promise((resolve) => {
-      if (closed || ws.readyState !== ws.OPEN) return resolve();
+      if (isClosed() || ws.readyState !== ws.OPEN) return resolve();
       // The callback fires once the frame is handed to the socket: pacing stays honest.
       ws.send(text, () => resolve());
     });
@@ -81,6 +97,6 @@ export function webSocketSink(ws: WebSocket, responseId: string): WireSink {
     flush: async () => undefined,
     disconnect: () => ws.terminate(),
     closed: closedSignal,
-    isClosed: () => closed,
+    isClosed,
   };
 }
