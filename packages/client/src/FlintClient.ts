@@ -223,9 +223,9 @@ export class FlintClient {
     if (!handle) return; // closed locally while the frame was in flight
     const schedule = this.options.scheduleRemoteApply;
     if (schedule && (frame.channel === Channel.Awareness || frame.payload[0] === syncProtocol.messageYjsUpdate)) {
-      const queue = this.queued.get(handle);
-      if (queue) queue.push({ channel: frame.channel, payload: frame.payload });
-      else this.queued.set(handle, [{ channel: frame.channel, payload: frame.payload }]);
+      let queue = this.queued.get(handle);
+      if (!queue) this.queued.set(handle, (queue = []));
+      queue.push({ channel: frame.channel, payload: frame.payload });
       if (!this.applyScheduled) {
         this.applyScheduled = true;
         schedule(() => this.applyQueued());

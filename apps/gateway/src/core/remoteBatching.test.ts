@@ -54,11 +54,13 @@ describe('batched remote updates', () => {
   });
 
   it('drops what waits for a doc closed in the meantime; reopening it syncs afresh', () => {
-    const { h, batched, fileId, theirs, runPending } = setup();
+    const { h, batched, fileId, mine, theirs, runPending } = setup();
     theirs.doc.getText(FILE_TEXT_KEY).insert(0, 'gone ');
     h.flush();
     batched.closeDoc(fileId);
     expect(() => runPending()).not.toThrow();
+    // The closed doc never got what was waiting for it.
+    expect(mine.doc.getText(FILE_TEXT_KEY).toString()).toBe('start\n');
     const reopened = batched.openDoc(fileId);
     h.flush();
     runPending();

@@ -136,7 +136,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       // model's read holds hundreds, and every event costs an async step in each consumer.
       let text = '';
       let tokens = 0;
-      reading: for await (const batch of stream.batches()) {
+      for await (const batch of stream.batches()) {
         for (const event of batch) {
           const chunk = read(event.data);
           if (chunk === null || chunk.error !== null) {
@@ -162,7 +162,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           tokens = 0;
           if (signal.aborted) return;
         }
-        if (finished) break reading;
+        if (finished) break;
       }
       if (signal.aborted) return;
       // Some servers end the body without `[DONE]`; a finish reason still proves it completed.

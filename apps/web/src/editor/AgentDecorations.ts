@@ -8,7 +8,6 @@ interface RemovedZone {
   original: string;
 }
 
-
 /**
  * Where a hunk's removed text is drawn. The agent's hunks record it after the inserted text
  * (that is where reject puts it back); it reads as a diff when drawn just before it instead.

@@ -33,7 +33,7 @@ export const useConnection = create<ConnectionState>(() => ({
  */
 const quietMs = 33;
 let lastAppliedAt = Number.NEGATIVE_INFINITY;
-function nextFrame(apply: () => void): void {
+function scheduleRemoteApply(apply: () => void): void {
   const applyNow = () => {
     lastAppliedAt = performance.now();
     apply();
@@ -61,7 +61,7 @@ export function connect(workspaceId: string, token: string): FlintClient {
     workspaceId,
     token,
     createSocket: (url) => new WebSocket(url),
-    scheduleRemoteApply: nextFrame,
+    scheduleRemoteApply,
   });
   useConnection.setState({ client, workspaceId, token, status: client.status, rttMs: null, role: null });
   client.onStatus((status) => {
