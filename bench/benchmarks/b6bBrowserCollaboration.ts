@@ -57,12 +57,18 @@ export const b6bBrowserCollaboration: Benchmark = {
         for (const pair of shuffled(pairs)) {
           // Only the page in front gets animation frames: the one that must show the key.
           await pair.b.bringToFront();
-          await pause(40);
+          await pair.b.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
           await pair.a.keyboard.press('x');
           await pause(60 + Math.random() * 60);
         }
       }
-      await pause(500);
+      for (const pair of pairs) {
+        // The last key may still be on its way to B: wait for it (a missing one shows as unmatched).
+        await pair.b.bringToFront();
+        await pair.b
+          .waitForFunction((n) => (window as unknown as { __benchProbe: { shown(): number } }).__benchProbe.shown() >= n, keystrokes, { timeout: 2_000 })
+          .catch(() => undefined);
+      }
       for (const pair of pairs) {
         const sent = await pair.a.evaluate(() => (window as unknown as Probe).__benchProbe.stop());
         const seen = await pair.b.evaluate(() => (window as unknown as Probe).__benchProbe.stop());
