@@ -1,42 +1,33 @@
-import * as Y from 'yjs';
-
-const FROM_ROOM = Symbol('from-room');
+import type * as Y from 'yjs';
 
 /**
- * The agent as its own Yjs peer of one room doc, connected in process (Hocuspocus's
- * DirectConnection, not a fake socket). It has its own client id, so every character it writes
- * is recognisably the agent's — hunks and reject rely on that — and its changes reach the room
- * doc (and so storage and every browser) as ordinary updates with this peer as origin.
+ * The agent as its own Yjs peer of one room doc. It has its own client id, so every character
+ * it writes is recognisably the agent's — hunks and reject rely on that — and its changes are
+ * ordinary updates of the room doc with this peer as origin (storage and every browser get them
+ * like any collaborator's).
+ *
+ * It writes into the room doc itself, under its client id for the length of its transaction,
+ * rather than into a synced copy: a copy cost a full encode/apply of the doc per prompt (time to
+ * first token grew with the file's history) and a second integration of every update in both
+ * directions while the turn ran. Yjs reads `doc.clientID` for each item it creates, so items made
+ * inside `transact` are the agent's; the doc's own id is back before observers run.
  */
 export class AgentPeer {
-  readonly doc = new Y.Doc();
-
   constructor(
-    private readonly room: Y.Doc,
-    clientId: number,
-  ) {
-    this.doc.clientID = clientId;
-    Y.applyUpdate(this.doc, Y.encodeStateAsUpdate(room), FROM_ROOM);
-    room.on('update', this.fromRoom);
-    this.doc.on('update', this.toRoom);
-  }
-
-  private readonly fromRoom = (update: Uint8Array, origin: unknown): void => {
-    if (origin !== this) Y.applyUpdate(this.doc, update, FROM_ROOM);
-  };
-
-  private readonly toRoom = (update: Uint8Array, origin: unknown): void => {
-    if (origin !== FROM_ROOM) Y.applyUpdate(this.room, update, this);
-  };
+    readonly doc: Y.Doc,
+    readonly clientId: number,
+  ) {}
 
   /** Runs `edit` as one transaction: one Yjs update, one broadcast, one row in storage. */
   transact(edit: () => void): void {
-    this.doc.transact(edit);
-  }
-
-  destroy(): void {
-    this.room.off('update', this.fromRoom);
-    this.doc.off('update', this.toRoom);
-    this.doc.destroy();
+    this.doc.transact(() => {
+      const own = this.doc.clientID;
+      this.doc.clientID = this.clientId;
+      try {
+        edit();
+      } finally {
+        this.doc.clientID = own;
+      }
+    }, this);
   }
 }

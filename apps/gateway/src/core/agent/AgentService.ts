@@ -137,7 +137,6 @@ export class AgentService {
       },
       onEnd: (snapshot) => {
         room.turns.delete(turnId);
-        peer.destroy();
         this.metrics.inc('flint_agent_turns_total', { status: snapshot.status, route: request.route });
         if (snapshot.error) this.metrics.inc('flint_provider_errors_total', { code: snapshot.error.code });
         if (snapshot.ttftMs !== null) this.metrics.observe('flint_agent_ttft_ms', snapshot.ttftMs);

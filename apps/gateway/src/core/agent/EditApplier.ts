@@ -116,7 +116,7 @@ export class EditApplier {
   private insert(text: string): void {
     this.openHunk();
     this.text.insert(this.insertionIndex(), text);
-    this.lastWritten = { client: this.peer.doc.clientID, clock: this.clock() - 1 };
+    this.lastWritten = { client: this.peer.clientId, clock: this.clock() - 1 };
   }
 
   /** Ends the edit: closes the open hunk. The original the ops did not reach stays. */
@@ -144,7 +144,7 @@ export class EditApplier {
   }
 
   private clock(): number {
-    return Y.getState(this.peer.doc.store, this.peer.doc.clientID);
+    return Y.getState(this.peer.doc.store, this.peer.clientId);
   }
 
   private openHunk(): OpenHunk {
@@ -155,7 +155,7 @@ export class EditApplier {
       original: [],
       record: {
         turnId: this.turnId,
-        agentClient: this.peer.doc.clientID,
+        agentClient: this.peer.clientId,
         insertedFrom: this.clock(),
         insertedTo: this.clock(),
         original: '',

@@ -1,4 +1,4 @@
-import { viewHunks } from '@flint/change-set';
+import { idRunsOf, viewHunks } from '@flint/change-set';
 import { CloseCode, encodeControl } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import type { ModelRouter } from './ModelRouter';
@@ -223,6 +223,38 @@ describe('agent inline edits', () => {
     const late = ctx.h.client(ctx.ws.workspaceId, ctx.ws.owner.token);
     ctx.h.flush();
     expect(late.turns.get(turnId)).toMatchObject({ status: 'streaming', model: 'spark-test' });
+  });
+
+  it('the agent writes under its own client id; people typing during the turn keep theirs', async () => {
+    const ctx = setup();
+    const end = original.indexOf('{') + 1;
+    const turnId = await promptTurn(ctx, 0, end);
+    ctx.provider.emit('export function add(a: number, b: number): number {\n');
+    await step(ctx);
+    // Alice types at the end of the file while the agent writes; then the agent goes on.
+    ctx.aliceText.insert(ctx.aliceText.length, '// alice\n');
+    ctx.h.flush();
+    ctx.provider.emit('// more\n');
+    ctx.provider.end();
+    await step(ctx);
+    const agentClient = ctx.bob.turns.get(turnId)?.agentClient ?? -1;
+    const text = ctx.bobText.toString();
+    const authorAt = (index: number) => idRunsOf(ctx.bobText, index, index + 1)[0]?.client;
+    // The stream-diff keeps the original's matching characters: only ': number' is new there.
+    expect(authorAt(text.indexOf('): number') + 1)).toBe(agentClient);
+    expect(authorAt(text.indexOf('export'))).not.toBe(agentClient);
+    expect(authorAt(text.indexOf('// more'))).toBe(agentClient);
+    expect(authorAt(text.indexOf('// alice'))).toBe(ctx.alice.openDoc(ctx.fileId).doc.clientID);
+    expect(authorAt(text.indexOf('return'))).not.toBe(agentClient);
+    // A second turn writes as a new agent client, and the first one's text stays the first one's.
+    const second = await promptTurn(ctx, text.indexOf('// alice'), text.indexOf('// alice') + 8);
+    ctx.provider.emit('// bob\n');
+    ctx.provider.end();
+    await step(ctx);
+    const secondClient = ctx.bob.turns.get(second)?.agentClient ?? -1;
+    expect(secondClient).not.toBe(agentClient);
+    expect(authorAt(ctx.bobText.toString().indexOf('bob'))).toBe(secondClient);
+    expect(authorAt(ctx.bobText.toString().indexOf('// more'))).toBe(agentClient);
   });
 
   it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
