@@ -39,6 +39,7 @@ export async function launchProbedBrowser(): Promise<{ browser: Browser; context
     args: [
       ...['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       // B6 watches two pages at once: the one not in front must keep its frames and timers.
+      ...(process.env.B5_JSFLAGS ? [`--js-flags=${process.env.B5_JSFLAGS}`] : []),
       ...['--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows', '--disable-background-timer-throttling'],
     ],
   });
@@ -68,7 +69,7 @@ export async function profilePage(page: Page, label: string): Promise<PageProfil
   return {
     start: async () => {
       before = await metrics();
-      await cdp.send('Profiler.start');
+      if (process.env.B5_NOCPU !== '1') await cdp.send('Profiler.start');
       if (process.env.B5_TRACE === '1') await page.context().browser()!.startTracing(page, { path: join(profileDir, `${label}.trace.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz', 'gpu', 'benchmark', 'toplevel'] });
     },
     stop: async () => {
@@ -79,6 +80,7 @@ export async function profilePage(page: Page, label: string): Promise<PageProfil
       console.log(
         `  ${label}: ${delta('Timestamp').toFixed(2)} s; task ${ms('TaskDuration')}, script ${ms('ScriptDuration')}, style ${ms('RecalcStyleDuration')} (${delta('RecalcStyleCount')}×), layout ${ms('LayoutDuration')} (${delta('LayoutCount')}×), other tasks ${ms('TaskOtherDuration')}`,
       );
+      if (process.env.B5_NOCPU === '1') return;
       const { profile } = await cdp.send('Profiler.stop');
       mkdirSync(profileDir, { recursive: true });
       const path = join(profileDir, `${label}.cpuprofile`);
