@@ -77,12 +77,13 @@ export class AgentService {
     const range = resolveRange(live.doc, text, request.anchor, request.head);
     if (!range) return { ok: false, code: 'invalid_range', message: 'The selection could not be found in the file; try again.' };
     const { start, end } = range;
-    const original = text.toString().slice(start, end);
+    const content = text.toString();
+    const original = content.slice(start, end);
     // Small windows (the embedded model's 2k) must leave most of the room to the prompt.
     const maxOutputTokens = Math.min(this.config.maxOutputTokens, Math.floor(routed.contextTokens / 4));
     const prompt = buildInlineEditPrompt({
       path,
-      text: text.toString(),
+      text: content,
       start,
       end,
       instruction: request.instruction.slice(0, 4000),
@@ -126,9 +127,9 @@ export class AgentService {
       flushIntervalMs: this.config.flushIntervalMs,
       onChange: (snapshot) => {
         this.broadcast(room, snapshot);
-        cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.insertionIndex() : null, text, cursor);
+        cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.caret() : null, cursor);
       },
-      onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.insertionIndex(), text, cursor)),
+      onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.caret(), cursor)),
       onUsage: (tokens) => {
         this.usage.add(from.workspaceId, tokens);
         this.usage.add(from.linkId, tokens);
@@ -182,10 +183,9 @@ export class AgentService {
    * character its cursor moves with the text by itself: an unchanged state is not re-sent.
    * Returns the state now published.
    */
-  private publishCursor(live: NonNullable<ReturnType<Room['doc']>>, turn: TurnInfo, index: number | null, text: Y.Text, previous: string | null | undefined): string | null {
+  private publishCursor(live: NonNullable<ReturnType<Room['doc']>>, turn: TurnInfo, position: Record<string, unknown> | null, previous: string | null | undefined): string | null {
     let stateJson: string | null = null;
-    if (index !== null) {
-      const position = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(text, index));
+    if (position !== null) {
       stateJson = JSON.stringify({
         user: { name: `${turn.model} (AI)`, color: agentColor, agent: true },
         selection: { anchor: position, head: position },

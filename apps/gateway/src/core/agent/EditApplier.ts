@@ -134,6 +134,14 @@ export class EditApplier {
     return Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(this.restoreAt()), this.peer.doc)?.index ?? this.text.length;
   }
 
+  /**
+   * The caret as a relative position (JSON), for the agent's cursor: taken from the ids the
+   * applier follows, without resolving it to an index and back (two walks of the text per flush).
+   */
+  caret(): Record<string, unknown> {
+    return this.restoreAt();
+  }
+
   /** Where the next insert goes, and where a hunk's original goes back on reject. */
   private restoreAt(): Record<string, unknown> {
     const next = this.remaining[0];

@@ -1,6 +1,7 @@
 import { idRunsOf, viewHunks } from '@flint/change-set';
 import { CloseCode, encodeControl } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
+import * as Y from 'yjs';
 import type { ModelRouter } from './ModelRouter';
 import { drain, ProviderError, ScriptedProvider } from './ScriptedProvider';
 import { fileIdOf, Harness, hello, textOf } from '../testHarness';
@@ -268,6 +269,35 @@ describe('agent inline edits', () => {
     ctx.provider.end();
     await step(ctx);
     expect(ctx.bob.openDoc(ctx.fileId).awareness.getStates().has(agentClient)).toBe(false);
+  });
+
+  it('the agent\'s cursor resolves to where it writes next, in every browser\'s copy', async () => {
+    const ctx = setup();
+    const caretIndex = (turnId: string) => {
+      const handle = ctx.bob.openDoc(ctx.fileId);
+      const state = handle.awareness.getStates().get(ctx.bob.turns.get(turnId)?.agentClient ?? -1) as { selection: { head: unknown } };
+      return Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.selection.head), handle.doc)?.index;
+    };
+    // Rewriting the first line: the caret sits before the original text the stream has not passed.
+    const first = original.indexOf('\n');
+    const turnId = await promptTurn(ctx, 0, first);
+    // The agent inserts before the original; what the stream-diff committed so far is in.
+    const written = '// adds two numbers\n// more';
+    ctx.provider.emit(written);
+    await step(ctx);
+    const shown = ctx.bobText.toString();
+    const committed = shown.slice(0, shown.length - original.length);
+    expect(shown.endsWith(original) && committed.length > 0 && written.startsWith(committed)).toBe(true);
+    expect(caretIndex(turnId)).toBe(committed.length);
+    ctx.provider.end();
+    await step(ctx);
+    // Writing at the end of the file: the caret follows the last character written.
+    const end = ctx.bobText.length;
+    const second = await promptTurn(ctx, end, end);
+    ctx.provider.emit('export const one = 1;');
+    await step(ctx);
+    expect(ctx.bobText.toString().endsWith('export const one = 1;')).toBe(true);
+    expect(caretIndex(second)).toBe(ctx.bobText.length);
   });
 });
 
