@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { CloseCode } from '@flint/protocol';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Gateway } from '../core/Gateway';
@@ -90,14 +91,28 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: text/plain\r\n\r\nOrigin not allowed\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
+    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket));
   });
 
-  function attach(ws: WebSocket): void {
+  function attach(ws: WebSocket, socket: Duplex): void {
     alive.set(ws, true);
     ws.on('pong', () => alive.set(ws, true));
+    // Frames sent to one socket in the same event-loop turn (an agent flush's doc update, its
+    // cursor and status) leave in one write: one syscall, and on loopback one wake-up of the reader.
+    let corked = false;
+    const uncork = () => {
+      corked = false;
+      socket.uncork();
+    };
     const connection = gateway.connect({
-      send: (data) => ws.send(data),
+      send: (data) => {
+        if (!corked) {
+          corked = true;
+          socket.cork();
+          process.nextTick(uncork);
+        }
+        ws.send(data);
+      },
       close: (code, reason) => ws.close(code, reason),
       get isOpen() {
         return ws.readyState === ws.OPEN;
