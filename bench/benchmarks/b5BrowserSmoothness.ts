@@ -29,9 +29,10 @@ import { shuffled } from '../lib/shuffled';
 import { pause, until } from '../lib/until';
 
 
-type PageKind = 'flint' | 'floor' | 'naive' | 'typing';
+type PageKind = 'flint' | 'floor' | 'naive' | 'typing' | 'variant';
 const pageNames: Record<PageKind, string> = {
   typing: 'control: Flint IDE, the user types, no agent',
+  variant: 'variant: the IDE built into B5_VARIANT_ROOT (A/B)',
   flint: 'Flint IDE (gateway → Yjs → Monaco)',
   floor: 'floor: receive only (raw ws relay, a message per read)',
   naive: 'naive: one Monaco edit per token (raw ws relay, a message per token)',
@@ -92,14 +93,20 @@ export const b5BrowserSmoothness: Benchmark = {
     const repetitions = env('B5_REPS')?.[0] ?? (ctx.smoke ? 1 : 2);
     const sizes = env('B5_LINES') ?? (ctx.smoke ? [400] : [400, 20_000]);
     const rates = env('B5_RATES') ?? (ctx.smoke ? [5000] : [1000, 5000, 20_000]);
-    const pages = (process.env.B5_PAGES?.split(',') as PageKind[] | undefined) ?? ['flint', 'floor', 'naive', 'typing'];
+    const pages: PageKind[] = (process.env.B5_PAGES?.split(',') as PageKind[] | undefined) ?? ['flint', 'floor', 'naive', 'typing'];
     // B5_WARMUP=0 measures each page's first stream after loading (V8 still compiling the editor).
     const warm = process.env.B5_WARMUP !== '0';
     ensureBuilt(ctx.log);
 
     const provider = await ChildHost.start('paced-provider');
+    const ideGateway = (webRoot: string) => ChildHost.start('gateway', { providerBaseUrl: provider.url, webRoot, contextTokens: 4_000_000, agent: { maxOutputTokens: 1_000_000 } });
+    // An A/B of a web-side change: another build of the IDE (`vite build --outDir <dir>`) served
+    // by its own gateway, measured as one more page kind, interleaved with the rest.
+    const variantRoot = process.env.B5_VARIANT_ROOT;
+    const variantGateway = variantRoot ? await ideGateway(variantRoot) : null;
+    if (variantRoot && !pages.includes('variant')) pages.push('variant');
     const [gateway, relay, readRelay] = await Promise.all([
-      ChildHost.start('gateway', { providerBaseUrl: provider.url, webRoot: ideWebRoot(), contextTokens: 4_000_000, agent: { maxOutputTokens: 1_000_000 } }),
+      ideGateway(ideWebRoot()),
       ChildHost.start('relay', { providerBaseUrl: provider.url }),
       ChildHost.start('relay', { providerBaseUrl: provider.url, perRead: true }),
     ]);
@@ -124,7 +131,9 @@ export const b5BrowserSmoothness: Benchmark = {
               try {
                 const recording = profiling ? await profilePage(page, `b5-${kind}-${lines}-${rate}`) : null;
                 const probe =
-                  kind === 'flint' || kind === 'typing'
+                  kind === 'variant'
+                    ? await runFlint(page, variantGateway!, lines, tokens, recording, streamSeconds, warmUp)
+                    : kind === 'flint' || kind === 'typing'
                     ? await runFlint(page, gateway, lines, kind === 'flint' ? tokens : 0, recording, streamSeconds, warmUp)
                     : await runControl(page, `${controls.url}/${kind}.html?relay=${encodeURIComponent((kind === 'floor' ? readRelay : relay).url)}&lines=${lines}`, tokens, recording, warmUp);
                 await recording?.stop();
@@ -142,11 +151,11 @@ export const b5BrowserSmoothness: Benchmark = {
     } finally {
       await browser.close();
       await controls.close();
-      await Promise.all([provider.stop(), gateway.stop(), relay.stop(), readRelay.stop()]);
+      await Promise.all([provider.stop(), gateway.stop(), relay.stop(), readRelay.stop(), variantGateway?.stop()]);
     }
 
     const rows: Row[] = [];
-    for (const lines of sizes) for (const rate of rates) for (const kind of (['floor', 'typing', 'flint', 'naive'] as const).filter((k) => pages.includes(k))) rows.push(rowOf(samples.filter((s) => s.kind === kind && s.lines === lines && s.rate === rate)));
+    for (const lines of sizes) for (const rate of rates) for (const kind of (['floor', 'typing', 'flint', 'variant', 'naive'] as const).filter((k) => pages.includes(k))) rows.push(rowOf(samples.filter((s) => s.kind === kind && s.lines === lines && s.rate === rate)));
     return {
       tables: [
         {
@@ -345,6 +354,7 @@ function rowOf(samples: Sample[]): Row {
 
 function targetsOf(rows: Row[]): TargetCheck[] {
   const flint = rows.filter((r) => r.kind === 'flint');
+  if (flint.length === 0) return [];
   const worst = <T>(pick: (r: Row) => number, label: (r: Row, v: number) => T) => {
     const r = flint.reduce((a, b) => (pick(b) > pick(a) ? b : a));
     return label(r, pick(r));
