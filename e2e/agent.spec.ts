@@ -60,15 +60,23 @@ test('Ctrl-K streams the model\'s rewrite into the file for everyone; reject res
 test('Esc interrupts the stream: what was written stays for review, the rest of the original stays', async ({ browser, request }) => {
   const ownerLink = await createDemoWorkspace(request);
   const page = await (await browser.newContext()).newPage();
+  // The editor, through the app's optional probe hook, to read its options.
+  await page.addInitScript(() => {
+    (window as unknown as { __FLINT_EDITOR_PROBE__: (e: unknown) => void }).__FLINT_EDITOR_PROBE__ = (e) => ((window as unknown as { __editor: unknown }).__editor = e);
+  });
+  const suggestDelay = () => page.evaluate(() => (window as unknown as { __editor: { getRawOptions(): { quickSuggestionsDelay?: number } } }).__editor.getRawOptions().quickSuggestionsDelay);
   await openWorkspace(page, ownerLink, 'Solo');
   await openFile(page, 'src/format.ts');
   await scriptModel(request, { text: '  // a long explanation that never ends\n'.repeat(40), tokensPerSecond: 10, chunkChars: 4 });
   await caretOnLine(page, 'Nothing to do.');
   await promptAgent(page, 'explain');
   await expect(editorText(page)).toContainText('a long');
+  // While the agent writes into this file, as-you-type suggestions wait for a pause in typing.
+  await expect.poll(suggestDelay).toBe(300);
   await page.locator('[data-testid="editor"] .view-lines').click();
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('hud-status')).toContainText('stopped');
+  await expect.poll(suggestDelay).toBe(10);
   // Far fewer lines than the model would have written (40) made it into the file.
   await expect.poll(async () => ((await editorText(page).innerText()).match(/never ends/g) ?? []).length).toBeLessThan(10);
   await expect(editorText(page)).toContainText('formatList');

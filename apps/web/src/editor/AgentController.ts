@@ -10,6 +10,14 @@ import { InlinePrompt } from './InlinePrompt';
 import type { ModelRegistry } from './ModelRegistry';
 import { monaco } from './monacoSetup';
 
+/**
+ * While the agent writes into the file on screen, as-you-type suggestions wait for this pause in
+ * typing (trigger characters and Ctrl+Space still open them at once). Each request makes the
+ * TypeScript worker re-parse a file that changes every frame, and on a small machine that work
+ * takes frames from the stream (decision 0007).
+ */
+const streamingSuggestDelayMs = 300;
+
 interface Watched {
   fileId: string;
   model: monaco.editor.ITextModel;
@@ -34,6 +42,9 @@ export class AgentController {
   /** The hunks this tab may review now, as of the last frame. */
   private reviewable: HunkView[] = [];
   private frame: number | null = null;
+  /** Monaco's own as-you-type suggestion delay, restored when the agent stops. */
+  private readonly suggestDelayMs: number;
+  private suggestionsWait = false;
   private readonly disposers: Array<() => void> = [];
 
   constructor(
@@ -46,6 +57,7 @@ export class AgentController {
     this.inPendingHunk = editor.createContextKey('flintInPendingHunk', false);
     this.hasPendingHunks = editor.createContextKey('flintHasPendingHunks', false);
     this.turnStreaming = editor.createContextKey('flintTurnStreaming', false);
+    this.suggestDelayMs = editor.getOption(monaco.editor.EditorOption.quickSuggestionsDelay);
     const listeners = [
       editor.onDidChangeModel(() => this.watch()),
       editor.onDidChangeCursorPosition(() => this.updateCaretKey()),
@@ -173,6 +185,10 @@ export class AgentController {
   private updateKeys(streaming: boolean): void {
     this.hasPendingHunks.set(this.reviewable.length > 0);
     this.turnStreaming.set(streaming);
+    if (streaming !== this.suggestionsWait) {
+      this.suggestionsWait = streaming;
+      this.editor.updateOptions({ quickSuggestionsDelay: streaming ? streamingSuggestDelayMs : this.suggestDelayMs });
+    }
     this.updateCaretKey();
   }
 
