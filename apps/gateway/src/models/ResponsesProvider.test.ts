@@ -187,4 +187,19 @@ describe('ResponsesProvider', () => {
     await ok(followUp('t11'));
     expect(lastBody()).toMatchObject({ previous_response_id: expect.stringMatching(/^resp_/), input: [{ role: 'user', content: 'Now add tests.' }] });
   });
+
+  for (const transport of ['websocket', 'sse'] as const) {
+    it(`over ${transport === 'sse' ? 'SSE' : 'the WebSocket'}, deltas that arrive together come as one text event with their count`, async () => {
+      use({ transport });
+      server.respondWith({ text: defaultFakeText, chunkChars: 2 });
+      const { events, text, error } = await collectEvents(provider, turn(`batch-${transport}`, system, firstUser));
+      expect(error).toBeNull();
+      expect(text).toBe(defaultFakeText);
+      const texts = events.filter((e): e is Extract<typeof e, { type: 'text' }> => e.type === 'text');
+      const deltas = Math.ceil(defaultFakeText.length / 2);
+      // Every delta is counted once; sent back to back on loopback, they arrive in few reads.
+      expect(texts.reduce((n, e) => n + (e.tokens ?? 1), 0)).toBe(deltas);
+      expect(texts.length).toBeLessThan(deltas / 2);
+    });
+  }
 });

@@ -155,45 +155,59 @@ export class ResponsesProvider implements ModelProvider {
     try {
       socket.send({ type: 'response.create', ...this.body(request, plan) });
       socket.watchIdle(this.idleTimeoutMs);
+      // The deltas that arrived together (one network read) go out as one text event with
+      // their count, as the Chat Completions adapter does: each event is an async step in
+      // every consumer.
+      const text = new TextRun();
       for (;;) {
-        const message = await socket.next();
-        if (signal.aborted) return 'done';
-        if (message === socketClosed) {
-          // Closed before it started on ours: the server's time cap, not a failed response.
-          if (!received) return 'reconnect';
-          throw this.networkError('the WebSocket closed mid-response');
-        }
-        if (message === socketIdle) throw this.networkError(`no data for ${this.idleTimeoutMs} ms`);
-        received = true;
-        const step: ResponsesStep = message === socketGarbage ? { type: 'malformed' } : readResponsesEvent(message, this.name);
-        if (step.type === 'text') {
-          output.push(step.text);
-          yield step;
+        const first = await socket.next();
+        for (const message of [first, ...socket.takeQueued()]) {
           if (signal.aborted) return 'done';
-        } else if (step.type === 'created') {
-          responseId = step.responseId;
-        } else if (step.type === 'finished') {
-          terminal = true;
-          const id = step.responseId ?? responseId;
-          if (id) this.threads.remember(request, id, output.join(''), this.store ? null : socket);
-          yield* finishedEvents(step, signal);
-          return 'done';
-        } else if (step.type === 'failed') {
-          // The server ended this response; the socket itself is still good.
-          terminal = true;
-          const code = step.error.wireCode;
-          if (output.length === 0 && code === 'previous_response_not_found' && plan.previousResponseId) {
-            this.threads.forget(request.threadId);
-            return 'resend-full';
+          if (message === socketClosed) {
+            // Closed before it started on ours: the server's time cap, not a failed response.
+            if (!received) return 'reconnect';
+            yield* text.flush();
+            throw this.networkError('the WebSocket closed mid-response');
           }
-          if (output.length === 0 && code === 'websocket_connection_limit_reached') {
-            socket.close();
-            return 'reconnect';
+          if (message === socketIdle) {
+            yield* text.flush();
+            throw this.networkError(`no data for ${this.idleTimeoutMs} ms`);
           }
-          throw step.error;
-        } else if (step.type === 'malformed') {
-          throw this.badResponse();
+          received = true;
+          const step: ResponsesStep = message === socketGarbage ? { type: 'malformed' } : readResponsesEvent(message, this.name);
+          if (step.type === 'text') {
+            output.push(step.text);
+            text.add(step.text);
+            continue;
+          }
+          yield* text.flush();
+          if (signal.aborted) return 'done';
+          if (step.type === 'created') {
+            responseId = step.responseId;
+          } else if (step.type === 'finished') {
+            terminal = true;
+            const id = step.responseId ?? responseId;
+            if (id) this.threads.remember(request, id, output.join(''), this.store ? null : socket);
+            yield* finishedEvents(step, signal);
+            return 'done';
+          } else if (step.type === 'failed') {
+            // The server ended this response; the socket itself is still good.
+            terminal = true;
+            const code = step.error.wireCode;
+            if (output.length === 0 && code === 'previous_response_not_found' && plan.previousResponseId) {
+              this.threads.forget(request.threadId);
+              return 'resend-full';
+            }
+            if (output.length === 0 && code === 'websocket_connection_limit_reached') {
+              socket.close();
+              return 'reconnect';
+            }
+            throw step.error;
+          } else if (step.type === 'malformed') {
+            throw this.badResponse();
+          }
         }
+        yield* text.flush();
       }
     } finally {
       signal.removeEventListener('abort', cancel);
@@ -223,31 +237,39 @@ export class ResponsesProvider implements ModelProvider {
     let responseId: string | null = null;
     let terminal = false;
     try {
-      for await (const event of stream.events()) {
-        let step: ResponsesStep;
-        try {
-          step = readResponsesEvent(JSON.parse(event.data), this.name);
-        } catch {
-          step = { type: 'malformed' };
-        }
-        if (step.type === 'text') {
-          output.push(step.text);
-          yield step;
+      const text = new TextRun();
+      for await (const batch of stream.batches()) {
+        for (const event of batch) {
+          let step: ResponsesStep;
+          try {
+            step = readResponsesEvent(JSON.parse(event.data), this.name);
+          } catch {
+            step = { type: 'malformed' };
+          }
+          if (step.type === 'text') {
+            output.push(step.text);
+            text.add(step.text);
+            continue;
+          }
+          yield* text.flush();
           if (signal.aborted) return;
-        } else if (step.type === 'created') {
-          responseId = step.responseId;
-        } else if (step.type === 'finished') {
-          terminal = true;
-          const id = step.responseId ?? responseId;
-          if (id && this.store) this.threads.remember(request, id, output.join(''), null);
-          yield* finishedEvents(step, signal);
-          await stream.finish();
-          return;
-        } else if (step.type === 'failed') {
-          throw step.error;
-        } else if (step.type === 'malformed') {
-          throw this.badResponse();
+          if (step.type === 'created') {
+            responseId = step.responseId;
+          } else if (step.type === 'finished') {
+            terminal = true;
+            const id = step.responseId ?? responseId;
+            if (id && this.store) this.threads.remember(request, id, output.join(''), null);
+            yield* finishedEvents(step, signal);
+            await stream.finish();
+            return;
+          } else if (step.type === 'failed') {
+            throw step.error;
+          } else if (step.type === 'malformed') {
+            throw this.badResponse();
+          }
         }
+        yield* text.flush();
+        if (signal.aborted) return;
       }
       if (signal.aborted) return;
       throw this.networkError('the stream ended before the response completed');
@@ -289,5 +311,24 @@ export class ResponsesProvider implements ModelProvider {
 
   private badResponse(): ProviderError {
     return new ProviderError('bad_response', `${this.name} sent an event that is not valid Responses JSON.`, null, this.name);
+  }
+}
+
+/** Text deltas gathered from one network read, delivered as one event that counts them. */
+class TextRun {
+  private text = '';
+  private tokens = 0;
+
+  add(delta: string): void {
+    this.text += delta;
+    this.tokens++;
+  }
+
+  *flush(): Generator<ModelEvent, void, undefined> {
+    if (this.tokens === 0) return;
+    const event: ModelEvent = { type: 'text', text: this.text, tokens: this.tokens };
+    this.text = '';
+    this.tokens = 0;
+    yield event;
   }
 }

@@ -104,6 +104,15 @@ export class ResponsesSocket {
     });
   }
 
+  /** Every message already received and not yet read (those of the same network read as the last `next()`), in order. */
+  takeQueued(): unknown[] {
+    if (this.head >= this.queue.length) return [];
+    const messages = this.head === 0 ? this.queue : this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    return messages;
+  }
+
   /** While a response streams: no message for `idleMs` delivers `socketIdle` and closes the socket. */
   watchIdle(idleMs: number): void {
     this.lastMessageAt = performance.now();

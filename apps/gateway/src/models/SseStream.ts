@@ -172,11 +172,6 @@ export class SseStream {
     }
   }
 
-  /** The decoded events one at a time (see `batches`). */
-  async *events(): AsyncGenerator<SseEvent, void, undefined> {
-    for await (const batch of this.batches()) yield* batch;
-  }
-
   /**
    * The caller read the stream's final event: lets the rest of the body (the chunked terminator)
    * drain so the socket returns to the keep-alive pool, closing it instead after `graceMs`.
