@@ -69,17 +69,21 @@ export function tokenText(count: number): string[] {
   return out;
 }
 
-/** A marker is `#` and six digits; every generated line ends with its own. */
-export const markerPattern = /#(\d{6})/g;
+/**
+ * A marker is `@` and six digits; every generated line ends with its own. (Not `#`: `#000042` is
+ * a CSS colour to Monaco's default colour decorator, which then decorated every line of the
+ * stream — a cost real code does not have.)
+ */
+export const markerPattern = /@(\d{6})/g;
 
 /**
- * Code-like lines that each end with a numbered marker (`// #000042`), cut into ~4-character
+ * Code-like lines that each end with a numbered marker (`// @000042`), cut into ~4-character
  * tokens: a page can tell exactly when each line reached it, and the server when it sent it.
  */
 export function markedTokenText(count: number): { tokens: string[]; markerAt: Int32Array; markers: number } {
   let text = '';
   for (let line = 0; text.length < count * 4; line++) {
-    text += `  total += weigh(items[${line % 97}], ${line * 7}); // #${String(line).padStart(6, '0')}\n`;
+    text += `  total += weigh(items[${line % 97}], ${line * 7}); // @${String(line).padStart(6, '0')}\n`;
   }
   const tokens = Array.from(text.slice(0, count * 4).matchAll(/[\s\S]{1,4}/g), (m) => m[0]);
   const markerAt = new Int32Array(tokens.length).fill(-1);

@@ -15,7 +15,7 @@ declare global {
   }
 }
 
-const markerPattern = /#(\d{6})/g;
+const markerPattern = /@(\d{6})/g;
 
 export function params(): { relay: string; lines: number } {
   const query = new URLSearchParams(location.search);
