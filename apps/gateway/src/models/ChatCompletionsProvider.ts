@@ -17,6 +17,7 @@ import {
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { keepAliveAgentFor, SseStream } from './SseStream';
+import { TextRun } from './TextRun';
 
 export interface ChatCompletionsOptions {
   /** e.g. "https://api.cerebras.ai/v1", "http://127.0.0.1:8080/v1"; `/chat/completions` is appended. */
@@ -132,23 +133,17 @@ export class ChatCompletionsProvider implements ModelProvider {
     try {
       let finishReason: FinishReason | null = null;
       let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
-      // The deltas of one network read go out as one text event (with their count): a fast
-      // model's read holds hundreds, and every event costs an async step in each consumer.
-      let text = '';
-      let tokens = 0;
+      const text = new TextRun();
       for await (const batch of stream.batches()) {
         for (const event of batch) {
           const chunk = read(event.data);
           if (chunk === null || chunk.error !== null) {
             // What arrived before the bad event is the model's text: deliver it, then fail.
-            if (text) yield { type: 'text', text, tokens };
+            yield* text.flush();
             if (chunk === null) throw new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name);
             throw providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name);
           }
-          if (chunk.text) {
-            text += chunk.text;
-            tokens++;
-          }
+          if (chunk.text) text.add(chunk.text);
           if (chunk.finishReason) finishReason = chunk.finishReason;
           if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
           if (chunk.final) {
@@ -156,12 +151,8 @@ export class ChatCompletionsProvider implements ModelProvider {
             break;
           }
         }
-        if (text) {
-          yield { type: 'text', text, tokens };
-          text = '';
-          tokens = 0;
-          if (signal.aborted) return;
-        }
+        yield* text.flush();
+        if (signal.aborted) return;
         if (finished) break;
       }
       if (signal.aborted) return;

@@ -23,6 +23,7 @@ import { ResponsesSocket, socketClosed, socketGarbage, socketIdle, UpgradeRefuse
 import { ResponsesSocketPool } from './ResponsesSocketPool';
 import { ResponsesThreads, type InputPlan } from './ResponsesThreads';
 import { keepAliveAgentFor, SseStream } from './SseStream';
+import { TextRun } from './TextRun';
 
 export interface ResponsesOptions {
   /** e.g. "https://api.openai.com/v1"; the WebSocket URL is derived (https → wss). */
@@ -155,9 +156,7 @@ export class ResponsesProvider implements ModelProvider {
     try {
       socket.send({ type: 'response.create', ...this.body(request, plan) });
       socket.watchIdle(this.idleTimeoutMs);
-      // The deltas that arrived together (one network read) go out as one text event with
-      // their count, as the Chat Completions adapter does: each event is an async step in
-      // every consumer.
+      // The messages of one network read: those already queued when the first is taken.
       const text = new TextRun();
       for (;;) {
         const first = await socket.next();
@@ -311,24 +310,5 @@ export class ResponsesProvider implements ModelProvider {
 
   private badResponse(): ProviderError {
     return new ProviderError('bad_response', `${this.name} sent an event that is not valid Responses JSON.`, null, this.name);
-  }
-}
-
-/** Text deltas gathered from one network read, delivered as one event that counts them. */
-class TextRun {
-  private text = '';
-  private tokens = 0;
-
-  add(delta: string): void {
-    this.text += delta;
-    this.tokens++;
-  }
-
-  *flush(): Generator<ModelEvent, void, undefined> {
-    if (this.tokens === 0) return;
-    const event: ModelEvent = { type: 'text', text: this.text, tokens: this.tokens };
-    this.text = '';
-    this.tokens = 0;
-    yield event;
   }
 }
