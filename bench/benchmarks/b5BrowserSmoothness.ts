@@ -220,7 +220,9 @@ async function runFlint(page: Page, gateway: ChildHost, lines: number, tokens: n
       if (turn.status !== 'done') throw new Error(`turn ended ${turn.status}: ${JSON.stringify(turn.error)}`);
       return turnId;
     };
+    /** The user types for `ms` (the typing control's stream, with nobody streaming). */
     const typeFor = (ms: number) => {
+      if (keysPerSecond <= 0) return pause(ms);
       const end = performance.now() + ms;
       return typeWhile(page, () => performance.now() < end);
     };
@@ -228,11 +230,11 @@ async function runFlint(page: Page, gateway: ChildHost, lines: number, tokens: n
       if (tokens === 0) await typeFor((warmUp.tokens / warmUpTokens) * 1000);
       else {
         await warmUp.start();
-        // Rejected: the measured turn rewrites the same original.
+        // Rejected: the measured turn rewrites the same original, once the page shows it back.
         client.review(fileId, { turnId: await rewriteWhileTyping() }, 'reject');
+        await page.locator('.flint-inserted-line').first().waitFor({ state: 'detached' });
         await warmUp.end();
       }
-      await pause(300);
     }
     await recording?.start();
     await page.evaluate(() => (window as unknown as { __benchProbe: { start(): void } }).__benchProbe.start());
@@ -268,9 +270,9 @@ async function runControl(page: Page, url: string, tokens: number, recording: Pa
   };
   if (warmUp.tokens > 0) {
     await warmUp.start();
+    // Resolves once the page itself handled the stream's last message.
     await streamWhileTyping(warmUp.tokens);
     await warmUp.end();
-    await pause(300);
   }
   await recording?.start();
   await page.evaluate(() => (window as unknown as { __benchProbe: { start(): void } }).__benchProbe.start());
@@ -290,10 +292,7 @@ async function placeCaretOnLine3(page: Page): Promise<void> {
 /** Types letters at 7 keys/s until the stream ends, as a user would keep working. */
 async function typeWhile(page: Page, going: () => boolean): Promise<void> {
   const letters = 'flint';
-  if (keysPerSecond <= 0) {
-    while (going()) await pause(20);
-    return;
-  }
+  if (keysPerSecond <= 0) return;
   for (let i = 0; going(); i++) {
     const next = performance.now() + keyInterval;
     await page.keyboard.press(letters[i % letters.length]!);
