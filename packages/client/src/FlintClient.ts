@@ -56,8 +56,8 @@ export interface FlintClientOptions {
    * Batches what other people (and the agent) change: a document's updates and cursor moves
    * that arrive before `schedule` calls back are applied together, the updates in one
    * transaction, so an editor bound to the doc makes one edit per batch instead of one per
-   * message. The browser passes "next animation frame" (the agent sends ~125 updates a second;
-   * a screen shows 60). Anything else the gateway sends (sync replies, control messages) first
+   * message. The browser's scheduler applies a lone update at once and a stream of them once per
+   * animation frame (the agent sends ~125 updates a second; a screen shows 60). Anything else the gateway sends (sync replies, control messages) first
    * applies what is waiting, so it never overtakes an update. None: each applies on arrival.
    */
   scheduleRemoteApply?: (apply: () => void) => void;
