@@ -71,13 +71,21 @@ export class Turn {
 
   /** Runs the stream to its end; never rejects (failures become the turn's error). */
   async run(): Promise<void> {
-    this.options.onChange(this.info);
     let request: ModelRequest | null = this.options.request;
+    let announced = false;
     try {
       while (request) {
         const generation = new AbortController();
         this.generation = generation;
-        await this.consume(request, generation.signal);
+        // The provider's request is built and handed to the socket synchronously, before the
+        // first status goes to the room: the model's time to first token starts first, and the
+        // request's write is queued ahead of the status frames (it leaves on the same tick).
+        const consuming = this.consume(request, generation.signal);
+        if (!announced) {
+          announced = true;
+          this.options.onChange(this.info);
+        }
+        await consuming;
         if (this.ended) return;
         request = this.steered;
         this.steered = null;

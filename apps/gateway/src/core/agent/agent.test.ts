@@ -1,5 +1,5 @@
 import { idRunsOf, viewHunks } from '@flint/change-set';
-import { CloseCode, encodeControl } from '@flint/protocol';
+import { Channel, CloseCode, decodeServerFrame, encodeControl, isDecodeError } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { ModelRouter } from './ModelRouter';
@@ -64,6 +64,27 @@ describe('agent inline edits', () => {
     expect(hunks).toHaveLength(1);
     expect(hunks[0]?.record.original).toContain('a + b');
     expect(hunks.every((h) => h.record.turnId === turnId)).toBe(true);
+  });
+
+  it('asks the provider before it tells the room the turn started (time to first token starts first)', async () => {
+    const ctx = setup();
+    const statusesQueued = () =>
+      ctx.h.net.pairs
+        .flatMap((pair) => pair.toClient)
+        .map(decodeServerFrame)
+        .filter((frame) => !isDecodeError(frame) && frame.channel === Channel.Control && frame.message.type === 'agent.turn').length;
+    let statusesWhenAsked = -1;
+    const stream = ctx.provider.stream.bind(ctx.provider);
+    ctx.provider.stream = (request, signal) => {
+      statusesWhenAsked = statusesQueued();
+      return stream(request, signal);
+    };
+    const turnId = await promptTurn(ctx, 0, original.indexOf('\n'));
+    expect(statusesWhenAsked).toBe(0);
+    expect(ctx.bob.turns.get(turnId)?.status).toBe('streaming');
+    ctx.provider.end();
+    await step(ctx);
+    expect(ctx.bob.turns.get(turnId)?.status).toBe('done');
   });
 
   it('sends the text every flush, the agent cursor when it moves, its status at most every 100 ms', async () => {
