@@ -1,3 +1,8 @@
+/** The end of an answer that a closing fence could still follow or be: `\n`, blanks, ``` so far. */
+const closingFenceSoFar = /\n\s*(?:`{1,3}\s*)?$/;
+/** Blank lines past this are text, fence or not: holding them would hold the stream. */
+const maxHeld = 256;
+
 /**
  * Models asked for bare code still sometimes wrap it in a markdown fence. This drops an opening
  * fence line at the very start and a closing fence at the very end, streaming: it holds back
@@ -7,6 +12,8 @@ export class CodeFenceFilter {
   private head = '';
   private headDone = false;
   private tail = '';
+  /** Whether any text has gone out. */
+  private released = false;
 
   push(chunk: string): string {
     let text = chunk;
@@ -24,16 +31,17 @@ export class CodeFenceFilter {
       this.headDone = true;
       this.head = '';
     }
-    // Hold back the last line while it could be a closing fence.
+    // Hold back the end while it could still become a closing fence (a newline, blank lines, up
+    // to three backticks) — but not blank lines before anything went out: a rewrite that opens
+    // with a blank line shows it with its first token, and an answer that is blank lines and a
+    // fence (no code) leaves only those blank lines.
     const all = this.tail + text;
-    const newline = all.lastIndexOf('\n');
-    const lastLine = all.slice(newline + 1);
-    if (newline !== -1 && /^\s*`{0,3}\s*$/.test(lastLine)) {
-      this.tail = all.slice(newline);
-      return all.slice(0, newline);
-    }
-    this.tail = '';
-    return all;
+    const couldClose = !this.released && /^\s*$/.test(all) ? null : closingFenceSoFar.exec(all);
+    const cut = couldClose && all.length - couldClose.index <= maxHeld ? couldClose.index : all.length;
+    this.tail = all.slice(cut);
+    const out = all.slice(0, cut);
+    if (out) this.released = true;
+    return out;
   }
 
   /** The held-back text, unless it was a closing fence. */

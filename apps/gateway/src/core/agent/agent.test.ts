@@ -123,15 +123,34 @@ describe('agent inline edits', () => {
     const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
     ctx.h.flush();
     expect((await result).ok).toBe(true);
-    ctx.provider.emit('\n'); // could still open a code fence: held
+    ctx.provider.emit('``'); // could still open a code fence: held
     await drain();
     ctx.h.clock.advance(1);
     ctx.h.flush();
     expect(text.toString()).toBe('');
     ctx.provider.emit('export');
     await drain();
-    ctx.h.flush(); // no clock advance: the leading edge was not spent on the held newline
-    expect(text.toString()).toBe('\nexport');
+    ctx.h.flush(); // no clock advance: the leading edge was not spent on the held text
+    expect(text.toString()).toBe('``export');
+  });
+
+  it('a rewrite that opens with a blank line shows it with its first token', async () => {
+    const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' });
+    const fileId = fileIdOf(ctx.alice, 'empty.ts');
+    const text = textOf(ctx.bob, fileId);
+    ctx.h.flush();
+    const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
+    ctx.h.flush();
+    expect((await result).ok).toBe(true);
+    ctx.provider.emit('\n');
+    await drain();
+    ctx.h.flush();
+    expect(text.toString()).toBe('\n');
+    ctx.provider.emit('export {};\n');
+    ctx.provider.emit('```');
+    ctx.provider.end();
+    await step(ctx);
+    expect(text.toString()).toBe('\nexport {};');
   });
 
   it('reject restores the original exactly; accept keeps the new text', async () => {
