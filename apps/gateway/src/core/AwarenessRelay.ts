@@ -24,6 +24,8 @@ export interface AwarenessEntry {
  */
 export class AwarenessRelay {
   private readonly entries = new Map<number, Entry>();
+  /** The last clock of each state the gateway published itself (a handful per doc). */
+  private readonly publishedClocks = new Map<number, number>();
 
   /**
    * Applies an update from `from`. Returns the update to relay to the other subscribers (only
@@ -50,9 +52,14 @@ export class AwarenessRelay {
     return accepted.length > 0 ? accepted : null;
   }
 
-  /** Sets a state the gateway itself publishes (the agent's cursor); null removes it. */
+  /**
+   * Sets a state the gateway itself publishes (the agent's cursor); null removes it. The clock
+   * goes on across removals: browsers remember a removed client's clock and ignore a state that
+   * comes back with a lower one (the agent keeps its client id from turn to turn).
+   */
   set(clientId: number, stateJson: string | null, owner: Subscriber): AwarenessEntry {
-    const clock = (this.entries.get(clientId)?.clock ?? 0) + 1;
+    const clock = (this.entries.get(clientId)?.clock ?? this.publishedClocks.get(clientId) ?? 0) + 1;
+    this.publishedClocks.set(clientId, clock);
     if (stateJson === null) this.entries.delete(clientId);
     else this.entries.set(clientId, { clock, stateJson, owner });
     return { clientId, clock, stateJson: stateJson ?? 'null' };

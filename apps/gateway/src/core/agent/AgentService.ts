@@ -34,6 +34,7 @@ const agentColor = '#c084fc';
 export class AgentService {
   private readonly usage: UsageLedger;
   private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
+  private readonly agentClients = new WeakMap<Y.Doc, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -92,7 +93,7 @@ export class AgentService {
       maxOutputTokens,
     });
     const turnId = generateId('t');
-    const agentClient = randomInt(1, 2 ** 31);
+    const agentClient = this.agentClientOf(live.doc);
     const peer = new AgentPeer(live.doc, agentClient);
     const applier = new EditApplier(peer, turnId, original, start);
     const info = {
@@ -147,6 +148,22 @@ export class AgentService {
     room.turns.set(turnId, turn);
     void turn.run();
     return { ok: true, turnId };
+  }
+
+  /**
+   * The agent's Yjs client id in a loaded doc: one for all its turns there (decision 0008).
+   * A client id per turn made every doc gain a client per prompt, and Yjs walks all of a doc's
+   * clients in every transaction, on the gateway and in every browser. Turns still tell their
+   * characters apart: a hunk is a clock range of this client.
+   */
+  private agentClientOf(doc: Y.Doc): number {
+    let id = this.agentClients.get(doc);
+    if (id === undefined) {
+      do id = randomInt(1, 2 ** 31);
+      while (id === doc.clientID || doc.store.clients.has(id));
+      this.agentClients.set(doc, id);
+    }
+    return id;
   }
 
   /** What the model should know of earlier turns in this file: what people accepted or rejected. */

@@ -287,15 +287,21 @@ describe('agent inline edits', () => {
     expect(authorAt(text.indexOf('// more'))).toBe(agentClient);
     expect(authorAt(text.indexOf('// alice'))).toBe(ctx.alice.openDoc(ctx.fileId).doc.clientID);
     expect(authorAt(text.indexOf('return'))).not.toBe(agentClient);
-    // A second turn writes as a new agent client, and the first one's text stays the first one's.
+    // A second turn writes as the same agent client, in a later clock range: each turn's hunks
+    // hold only that turn's characters, and the doc gains no client per prompt.
+    const clients = ctx.bob.openDoc(ctx.fileId).doc.store.clients.size;
     const second = await promptTurn(ctx, text.indexOf('// alice'), text.indexOf('// alice') + 8);
     ctx.provider.emit('// bob\n');
     ctx.provider.end();
     await step(ctx);
-    const secondClient = ctx.bob.turns.get(second)?.agentClient ?? -1;
-    expect(secondClient).not.toBe(agentClient);
-    expect(authorAt(ctx.bobText.toString().indexOf('bob'))).toBe(secondClient);
-    expect(authorAt(ctx.bobText.toString().indexOf('// more'))).toBe(agentClient);
+    expect(ctx.bob.turns.get(second)?.agentClient).toBe(agentClient);
+    expect(authorAt(ctx.bobText.toString().indexOf('bob'))).toBe(agentClient);
+    expect(ctx.bob.openDoc(ctx.fileId).doc.store.clients.size).toBe(clients);
+    const hunks = viewHunks(ctx.bob.openDoc(ctx.fileId).doc, ctx.bobText);
+    const textOfTurn = (turn: string) => hunks.filter((h) => h.record.turnId === turn).flatMap((h) => h.inserted.map((r) => ctx.bobText.toString().slice(r.index, r.index + r.length))).join('');
+    expect(textOfTurn(second)).toContain('bob');
+    expect(textOfTurn(turnId)).toContain('// more');
+    expect(textOfTurn(turnId)).not.toContain('bob');
   });
 
   it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
@@ -309,6 +315,12 @@ describe('agent inline edits', () => {
     ctx.provider.end();
     await step(ctx);
     expect(ctx.bob.openDoc(ctx.fileId).awareness.getStates().has(agentClient)).toBe(false);
+    // The next turn's cursor shows too: its awareness clock goes on from the removed state's.
+    const next = await promptTurn(ctx, 0, 6);
+    expect(ctx.bob.turns.get(next)?.agentClient).toBe(agentClient);
+    ctx.provider.emit('// next');
+    await step(ctx);
+    expect(ctx.bob.openDoc(ctx.fileId).awareness.getStates().get(agentClient)).toMatchObject({ user: { name: 'spark-test (AI)' } });
   });
 
   it('the agent\'s cursor resolves to where it writes next, in every browser\'s copy', async () => {
