@@ -42,7 +42,11 @@ export const b2CpuPerToken: Benchmark = {
       // One warm-up each: JIT, keep-alive sockets, SQLite statements.
       for (let i = -1; i < reps; i++) {
         for (const arm of i % 2 === 0 ? (['gateway', 'relay'] as const) : (['relay', 'gateway'] as const)) {
+          // BENCH_CPU_PROF=1: the last repetition of each arm and rate is profiled (b2-<arm>-<rate>).
+          const host = arm === 'gateway' ? gateway : relay;
+          const stopProfile = i === reps - 1 ? await host.profile(`b2-${arm}-${rate}`) : async () => {};
           const rep = arm === 'gateway' ? await gatewayRep(gateway, provider, tokens) : await relayRep(relay, provider, tokens);
+          await stopProfile();
           if (i >= 0) arms[arm].push(rep);
         }
       }
