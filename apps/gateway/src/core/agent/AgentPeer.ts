@@ -18,16 +18,39 @@ export class AgentPeer {
     readonly clientId: number,
   ) {}
 
+  /** The doc's own client id while `transact` runs (the agent's id is swapped in meanwhile). */
+  private docClientId: number | null = null;
+
   /** Runs `edit` as one transaction: one Yjs update, one broadcast, one row in storage. */
   transact(edit: () => void): void {
     this.doc.transact(() => {
       const own = this.doc.clientID;
+      this.docClientId = own;
       this.doc.clientID = this.clientId;
       try {
         edit();
       } finally {
         this.doc.clientID = own;
+        this.docClientId = null;
       }
     }, this);
+  }
+
+  /**
+   * Inside `transact`: runs `write` under the doc's own client id. For bookkeeping written with
+   * the text (hunk records): under the agent's id it would take a clock between two flushes'
+   * inserts, and Yjs merges consecutive inserts into one item only when their clocks are
+   * contiguous — every flush would leave its own item in the text for good, and every walk of
+   * the text (review, cursors) would grow with the number of flushes ever made.
+   */
+  asDoc(write: () => void): void {
+    const own = this.docClientId;
+    if (own === null) throw new Error('AgentPeer.asDoc is only for use inside transact');
+    this.doc.clientID = own;
+    try {
+      write();
+    } finally {
+      this.doc.clientID = this.clientId;
+    }
   }
 }

@@ -178,7 +178,8 @@ export class EditApplier {
 
   private writeHunk(hunk: OpenHunk): void {
     hunk.record = { ...hunk.record, insertedTo: this.clock(), original: hunk.original.join(''), restoreAt: this.restoreAt() };
-    hunksOf(this.peer.doc).set(hunk.id, hunk.record);
+    const record = hunk.record;
+    this.peer.asDoc(() => hunksOf(this.peer.doc).set(hunk.id, record));
   }
 
   private closeHunk(): void {

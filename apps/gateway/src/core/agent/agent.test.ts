@@ -304,6 +304,26 @@ describe('agent inline edits', () => {
     expect(textOfTurn(turnId)).not.toContain('bob');
   });
 
+  it('a rewrite streamed over many flushes is one Yjs item in the text, not one per flush', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    for (let i = 0; i < 20; i++) {
+      ctx.provider.emit(`  const v${i} = ${i};\n`);
+      await step(ctx);
+    }
+    ctx.provider.end();
+    await step(ctx);
+    const agentClient = ctx.bob.turns.get(turnId)?.agentClient ?? -1;
+    let agentItems = 0;
+    for (let item = ctx.bobText._start; item !== null; item = item.right) {
+      if (!item.deleted && item.id.client === agentClient) agentItems++;
+    }
+    // Hunk records are written under the gateway's own id, so the agent's clocks stay contiguous
+    // and Yjs merges each flush's insert into the previous one.
+    expect(agentItems).toBe(1);
+    expect(ctx.bobText.toString()).toContain('  const v19 = 19;\n');
+  });
+
   it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
