@@ -34,6 +34,18 @@ async function promptTurn(ctx: ReturnType<typeof setup>, start: number, end: num
   return answer.turnId;
 }
 
+/** A turn writing into an empty file; returns Bob's copy of its text. */
+async function promptIntoEmptyFile() {
+  const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' });
+  const fileId = fileIdOf(ctx.alice, 'empty.ts');
+  const text = textOf(ctx.bob, fileId);
+  ctx.h.flush();
+  const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
+  ctx.h.flush();
+  expect((await result).ok).toBe(true);
+  return { ctx, text };
+}
+
 /** Lets the turn consume what the provider emitted, then runs one flush interval. */
 async function step(ctx: ReturnType<typeof setup>) {
   await drain();
@@ -116,13 +128,7 @@ describe('agent inline edits', () => {
   });
 
   it('text the fence filter held back goes out with the next token, not a flush interval later', async () => {
-    const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' });
-    const fileId = fileIdOf(ctx.alice, 'empty.ts');
-    const text = textOf(ctx.bob, fileId);
-    ctx.h.flush();
-    const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
-    ctx.h.flush();
-    expect((await result).ok).toBe(true);
+    const { ctx, text } = await promptIntoEmptyFile();
     ctx.provider.emit('``'); // could still open a code fence: held
     await drain();
     ctx.h.clock.advance(1);
@@ -135,13 +141,7 @@ describe('agent inline edits', () => {
   });
 
   it('a rewrite that opens with a blank line shows it with its first token', async () => {
-    const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' });
-    const fileId = fileIdOf(ctx.alice, 'empty.ts');
-    const text = textOf(ctx.bob, fileId);
-    ctx.h.flush();
-    const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
-    ctx.h.flush();
-    expect((await result).ok).toBe(true);
+    const { ctx, text } = await promptIntoEmptyFile();
     ctx.provider.emit('\n');
     await drain();
     ctx.h.flush();
