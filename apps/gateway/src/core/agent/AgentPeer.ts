@@ -41,7 +41,8 @@ export class AgentPeer {
    * the text (hunk records): under the agent's id it would take a clock between two flushes'
    * inserts, and Yjs merges consecutive inserts into one item only when their clocks are
    * contiguous — every flush would leave its own item in the text for good, and every walk of
-   * the text (review, cursors) would grow with the number of flushes ever made.
+   * the text (review, cursors) would grow with the number of flushes ever made. (The applier
+   * still breaks a run every few KB: see `maxMergedChars`.)
    */
   asDoc(write: () => void): void {
     const own = this.docClientId;

@@ -324,6 +324,27 @@ describe('agent inline edits', () => {
     expect(ctx.bobText.toString()).toContain('  const v19 = 19;\n');
   });
 
+  it('a long rewrite is items of a few KB: merging stops before re-encoding a run costs more than it saves', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, 0, original.length);
+    const line = `  const value = items.length * 42 + weigh(${'x'.repeat(60)});\n`;
+    for (let i = 0; i < 60; i++) {
+      ctx.provider.emit(line.repeat(5)); // ~500 characters a flush, ~30 KB in all
+      await step(ctx);
+    }
+    ctx.provider.end();
+    await step(ctx);
+    const agentClient = ctx.bob.turns.get(turnId)?.agentClient ?? -1;
+    const lengths: number[] = [];
+    for (let item = ctx.bobText._start; item !== null; item = item.right) {
+      if (!item.deleted && item.id.client === agentClient) lengths.push(item.length);
+    }
+    const total = lengths.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(29_000);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(4096 + line.length * 5);
+    expect(lengths.length).toBeLessThanOrEqual(Math.ceil(total / 4096) + 1);
+  });
+
   it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
