@@ -34,7 +34,7 @@ const agentColor = '#c084fc';
 export class AgentService {
   private readonly usage: UsageLedger;
   private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
-  private readonly agentClients = new WeakMap<Y.Doc, number>();
+  private readonly agentPeers = new WeakMap<Y.Doc, AgentPeer>();
 
   constructor(
     private readonly clock: Clock,
@@ -93,8 +93,8 @@ export class AgentService {
       maxOutputTokens,
     });
     const turnId = generateId('t');
-    const agentClient = this.agentClientOf(live.doc);
-    const peer = new AgentPeer(live.doc, agentClient);
+    const peer = this.agentPeerOf(live.doc);
+    const agentClient = peer.clientId;
     const applier = new EditApplier(peer, turnId, original, start);
     const info = {
       turnId,
@@ -151,19 +151,20 @@ export class AgentService {
   }
 
   /**
-   * The agent's Yjs client id in a loaded doc: one for all its turns there (decision 0008).
+   * The agent as a peer of a loaded doc: one client id for all its turns there (decision 0008).
    * A client id per turn made every doc gain a client per prompt, and Yjs walks all of a doc's
    * clients in every transaction, on the gateway and in every browser. Turns still tell their
    * characters apart: a hunk is a clock range of this client.
    */
-  private agentClientOf(doc: Y.Doc): number {
-    let id = this.agentClients.get(doc);
-    if (id === undefined) {
+  private agentPeerOf(doc: Y.Doc): AgentPeer {
+    let peer = this.agentPeers.get(doc);
+    if (!peer) {
+      let id: number;
       do id = randomInt(1, 2 ** 31);
       while (id === doc.clientID || doc.store.clients.has(id));
-      this.agentClients.set(doc, id);
+      this.agentPeers.set(doc, (peer = new AgentPeer(doc, id)));
     }
-    return id;
+    return peer;
   }
 
   /** What the model should know of earlier turns in this file: what people accepted or rejected. */

@@ -6,14 +6,6 @@ import type { AgentPeer } from './AgentPeer';
 
 /** Keeps up to this long, within a line, between two changes, join the surrounding hunk. */
 const maxAbsorbedKeep = 40;
-/**
- * Characters of the agent's text that Yjs may merge into one item. Merging keeps the text from
- * fragmenting into an item per flush, but every update that ends inside an item re-encodes it
- * from there, and V8 first copies the whole merged string flat — a turn's cost would grow with
- * the square of its length, on the gateway and in every browser. Past this, the next hunk
- * record is written under the agent's id: its clock starts a new item.
- */
-const maxMergedChars = 4096;
 
 interface OpenHunk {
   id: string;
@@ -45,8 +37,6 @@ export class EditApplier {
   /** Characters of a short in-line keep not applied yet (see `keep`). */
   private heldKeep = 0;
   private seq = 0;
-  /** Characters inserted since the agent's clocks were last broken (see `maxMergedChars`). */
-  private mergedChars = 0;
   readonly hunkIds: string[] = [];
 
   constructor(
@@ -126,7 +116,7 @@ export class EditApplier {
   private insert(text: string): void {
     this.openHunk();
     this.text.insert(this.insertionIndex(), text);
-    this.mergedChars += text.length;
+    this.peer.inserted(text.length);
     this.lastWritten = { client: this.peer.clientId, clock: this.clock() - 1 };
   }
 
@@ -190,14 +180,7 @@ export class EditApplier {
   private writeHunk(hunk: OpenHunk): void {
     hunk.record = { ...hunk.record, insertedTo: this.clock(), original: hunk.original.join(''), restoreAt: this.restoreAt() };
     const record = hunk.record;
-    const write = () => hunksOf(this.peer.doc).set(hunk.id, record);
-    // Under the doc's own id the record takes none of the agent's clocks, so Yjs merges this
-    // flush's insert with the last one; past maxMergedChars the agent's clock breaks the run.
-    if (this.mergedChars < maxMergedChars) this.peer.asDoc(write);
-    else {
-      write();
-      this.mergedChars = 0;
-    }
+    this.peer.bookkeeping(() => hunksOf(this.peer.doc).set(hunk.id, record));
   }
 
   private closeHunk(): void {

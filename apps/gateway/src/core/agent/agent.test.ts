@@ -345,6 +345,28 @@ describe('agent inline edits', () => {
     expect(lengths.length).toBeLessThanOrEqual(Math.ceil(total / 4096) + 1);
   });
 
+  it('turns that keep appending where the last one stopped still make items of a few KB', async () => {
+    const { ctx, text } = await promptIntoEmptyFile();
+    const chunk = `  const value = items.length * 42 + weigh(${'x'.repeat(60)});\n`.repeat(20); // ~2 KB a turn
+    for (let turn = 0; turn < 9; turn++) {
+      if (turn > 0) {
+        const fileId = fileIdOf(ctx.alice, 'empty.ts');
+        const end = textOf(ctx.alice, fileId).length;
+        const result = ctx.alice.prompt({ fileId, anchor: end, head: end, instruction: 'more' });
+        ctx.h.flush();
+        expect((await result).ok).toBe(true);
+      }
+      ctx.provider.emit(chunk);
+      ctx.provider.end();
+      await step(ctx);
+      await step(ctx);
+    }
+    const lengths: number[] = [];
+    for (let item = text._start; item !== null; item = item.right) if (!item.deleted) lengths.push(item.length);
+    expect(lengths.reduce((a, b) => a + b, 0)).toBeGreaterThan(9 * chunk.length - 1);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(4096 + chunk.length);
+  });
+
   it('publishes the agent\'s cursor labelled with the model name while it writes', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
