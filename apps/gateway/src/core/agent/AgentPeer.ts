@@ -1,4 +1,4 @@
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 
 /**
  * Characters of the agent's text that Yjs may merge into one item. Merging keeps the text from
@@ -25,8 +25,8 @@ export class AgentPeer {
   /** The doc's own client id while `transact` runs (the agent's id is swapped in meanwhile). */
   private docClientId: number | null = null;
 
-  /** Characters the agent wrote since its clock last broke a run (see `maxMergedChars`). */
-  private mergedChars = 0;
+  /** The agent's clock where its current run of text began (see `maxMergedChars`). */
+  private runStart = 0;
 
   constructor(
     readonly doc: Y.Doc,
@@ -48,11 +48,6 @@ export class AgentPeer {
     }, this);
   }
 
-  /** Inside `transact`: `length` characters of the agent's text were just inserted. */
-  inserted(length: number): void {
-    this.mergedChars += length;
-  }
-
   /**
    * Inside `transact`: runs `write`, bookkeeping that goes with the text (hunk records), under
    * the doc's own client id. Under the agent's id it would take a clock between two flushes'
@@ -65,9 +60,10 @@ export class AgentPeer {
   bookkeeping(write: () => void): void {
     const own = this.docClientId;
     if (own === null) throw new Error('AgentPeer.bookkeeping is only for use inside transact');
-    if (this.mergedChars >= maxMergedChars) {
-      this.mergedChars = 0;
+    // Only the agent's text advances its clock between breaks: the clock is the run's length.
+    if (Y.getState(this.doc.store, this.clientId) - this.runStart >= maxMergedChars) {
       write();
+      this.runStart = Y.getState(this.doc.store, this.clientId);
       return;
     }
     this.doc.clientID = own;

@@ -116,7 +116,6 @@ export class EditApplier {
   private insert(text: string): void {
     this.openHunk();
     this.text.insert(this.insertionIndex(), text);
-    this.peer.inserted(text.length);
     this.lastWritten = { client: this.peer.clientId, clock: this.clock() - 1 };
   }
 
