@@ -12,6 +12,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatCompletionWire } from '@flint/test-kit';
+import { markerComment, markerPattern } from '../browser/src/markers';
 
 export interface PacedScript {
   /** Text deltas per response. */
@@ -70,20 +71,13 @@ export function tokenText(count: number): string[] {
 }
 
 /**
- * A marker is `@` and six digits; every generated line ends with its own. (Not `#`: `#000042` is
- * a CSS colour to Monaco's default colour decorator, which then decorated every line of the
- * stream — a cost real code does not have.)
- */
-export const markerPattern = /@(\d{6})/g;
-
-/**
  * Code-like lines that each end with a numbered marker (`// @000042`), cut into ~4-character
  * tokens: a page can tell exactly when each line reached it, and the server when it sent it.
  */
 export function markedTokenText(count: number): { tokens: string[]; markerAt: Int32Array; markers: number } {
   let text = '';
   for (let line = 0; text.length < count * 4; line++) {
-    text += `  total += weigh(items[${line % 97}], ${line * 7}); // @${String(line).padStart(6, '0')}\n`;
+    text += `  total += weigh(items[${line % 97}], ${line * 7}); ${markerComment(line)}\n`;
   }
   const tokens = Array.from(text.slice(0, count * 4).matchAll(/[\s\S]{1,4}/g), (m) => m[0]);
   const markerAt = new Int32Array(tokens.length).fill(-1);

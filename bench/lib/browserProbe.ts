@@ -113,7 +113,7 @@ export function installProbe(): void {
       state.waiting.push(marker);
     }
   };
-  const pattern = /@(\d{6})/g;
+  const pattern = /@(\d{6})/g; // markerPattern of bench/browser/src/markers.ts (this runs in the page)
   const w = window as unknown as Record<string, unknown>;
   w.__benchProbe = {
     present,

@@ -3,6 +3,8 @@
  * one WebSocket message per model token, `{"done":true}` at the end. Markers are found in the
  * received text across message boundaries and reported to the probe the benchmark injected.
  */
+import { markerPattern } from './markers';
+
 interface Probe {
   present(markers: number[]): void;
 }
@@ -14,8 +16,6 @@ declare global {
     __benchStart?: (tokens: number) => Promise<void>;
   }
 }
-
-const markerPattern = /@(\d{6})/g;
 
 export function params(): { relay: string; lines: number } {
   const query = new URLSearchParams(location.search);
