@@ -2,12 +2,13 @@ import * as monaco from 'monaco-editor';
 import CssWorker from 'monaco-editor/language/css/css.worker?worker';
 import HtmlWorker from 'monaco-editor/language/html/html.worker?worker';
 import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
-import TsWorker from 'monaco-editor/language/typescript/ts.worker?worker';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
+import TsWorker from './tsWorker?worker';
 
 /**
  * The one Monaco instance of the app, configured once on import: workers bundled by Vite (no
- * CDN: Flint runs offline), TypeScript set up for a multi-file workspace, and the Flint theme.
+ * CDN: Flint runs offline; TypeScript's parses incrementally, see tsWorker.ts), TypeScript set
+ * up for a multi-file workspace, and the Flint theme.
  * y-monaco resolves to the same module through the alias in vite.config.ts.
  */
 globalThis.MonacoEnvironment = {

@@ -1,0 +1,114 @@
+import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { typescript } from 'monaco-editor/languages/features/typescript/lib/typescriptServices';
+import { TypeScriptWorker, type WorkerContext } from 'monaco-editor/languages/features/typescript/tsWorker';
+import { describe, expect, it } from 'vitest';
+import { changeRangeBetween, IncrementalTypeScriptWorker } from './IncrementalTypeScriptWorker';
+
+const { seed, iterations } = propertyConfig(400);
+
+/** A random edit: insert, delete or replace a few characters somewhere (small alphabet: repeats). */
+function edit(text: string, random: () => number): string {
+  const at = Math.floor(random() * (text.length + 1));
+  const removed = Math.floor(random() * Math.min(6, text.length - at + 1));
+  const inserted = Array.from({ length: Math.floor(random() * 5) }, () => 'ab\n x'[Math.floor(random() * 5)]).join('');
+  return text.slice(0, at) + inserted + text.slice(at + removed);
+}
+
+describe('changeRangeBetween', () => {
+  it(`describes one edit that turns the old text into the new one, keeping their common ends (SEED=${seed} ITERATIONS=${iterations})`, () => {
+    for (let i = 0; i < iterations; i++) {
+      const random = seededRandom(seed + i);
+      const before = Array.from({ length: Math.floor(random() * 30) }, () => 'ab\n x'[Math.floor(random() * 5)]).join('');
+      let after = before;
+      for (let n = 1 + Math.floor(random() * 3); n > 0; n--) after = edit(after, random);
+      const { span, newLength } = changeRangeBetween(before, after);
+      const message = `SEED=${seed + i} ${JSON.stringify(before)} → ${JSON.stringify(after)}`;
+      expect(span.start + span.length, message).toBeLessThanOrEqual(before.length);
+      expect(before.slice(0, span.start) + after.slice(span.start, span.start + newLength) + before.slice(span.start + span.length), message).toBe(after);
+      // Nothing shared is inside the range: its first and last characters differ (when both sides have one).
+      if (span.length > 0 && newLength > 0) {
+        expect(before[span.start], message).not.toBe(after[span.start]);
+        expect(before[span.start + span.length - 1], message).not.toBe(after[span.start + newLength - 1]);
+      }
+    }
+  });
+
+  it('is empty for equal texts', () => {
+    expect(changeRangeBetween('abc', 'abc')).toEqual({ span: { start: 3, length: 0 }, newLength: 0 });
+  });
+});
+
+/** Monaco's worker host, reduced to what a language worker reads: one mirrored model. */
+function oneModel(initial: string): WorkerContext & { set(text: string): void } {
+  const model = { uri: { path: '/main.ts', toString: () => 'file:///main.ts' }, version: 1, text: initial, getValue: () => model.text };
+  return {
+    getMirrorModels: () => [model],
+    set(text: string) {
+      model.text = text;
+      model.version++;
+    },
+  };
+}
+
+const createData = { compilerOptions: { target: 99, module: 99, strict: true, allowNonTsExtensions: true }, extraLibs: {} };
+
+function sourceFileOf(worker: TypeScriptWorker) {
+  const service = (worker as unknown as { getLanguageService(): { getProgram(): { getSourceFile(name: string): { statements: readonly object[] } } } }).getLanguageService();
+  return service.getProgram().getSourceFile('file:///main.ts');
+}
+
+/** Every node's kind and extent, depth first: what two parses of one text must agree on. */
+function treeOf(node: object): string {
+  const out: string[] = [];
+  const visit = (n: { kind: number; pos: number; end: number }) => {
+    out.push(`${n.kind}:${n.pos}-${n.end}`);
+    typescript.forEachChild(n, visit);
+  };
+  visit(node as { kind: number; pos: number; end: number });
+  return out.join(' ');
+}
+
+function functions(count: number): string {
+  return Array.from({ length: count }, (_, i) => `export function part${i}(items: number[]): number {\n  return items.length * ${i};\n}\n`).join('');
+}
+
+describe('IncrementalTypeScriptWorker', () => {
+  it('re-parses only around an edit: the statements it did not touch are the same nodes as before', async () => {
+    const context = oneModel(functions(50));
+    const worker = new IncrementalTypeScriptWorker(context, createData);
+    const monacos = new TypeScriptWorker(oneModel(functions(50)), createData);
+    await worker.getSyntacticDiagnostics('file:///main.ts');
+    const before = sourceFileOf(worker).statements;
+    context.set(functions(50).replace('items.length * 7;', 'items.length * 70;'));
+    await worker.getSyntacticDiagnostics('file:///main.ts');
+    const after = sourceFileOf(worker).statements;
+    expect(after[40]).toBe(before[40]);
+    expect(after[7]).not.toBe(before[7]);
+    // Monaco's own host parses the whole file again.
+    await monacos.getSyntacticDiagnostics('file:///main.ts');
+    const monacoBefore = sourceFileOf(monacos).statements;
+    (monacos as unknown as { _ctx: ReturnType<typeof oneModel> })._ctx.set(functions(50).replace('items.length * 7;', 'items.length * 70;'));
+    await monacos.getSyntacticDiagnostics('file:///main.ts');
+    expect(sourceFileOf(monacos).statements[40]).not.toBe(monacoBefore[40]);
+  });
+
+  it(`parses to the same tree and diagnostics as a full parse after any sequence of edits (SEED=${seed})`, async () => {
+    const random = seededRandom(seed);
+    let text = functions(12);
+    const context = oneModel(text);
+    const worker = new IncrementalTypeScriptWorker(context, createData);
+    // Monaco's own host, fed the same edits, parses every version from scratch.
+    const reference = oneModel(text);
+    const monacos = new TypeScriptWorker(reference, createData);
+    const strip = (list: Array<{ start?: number; length?: number; code: number }>) => list.map(({ start, length, code }) => ({ start, length, code }));
+    for (let step = 0; step < 150; step++) {
+      text = edit(text, random);
+      context.set(text);
+      reference.set(text);
+      const message = `SEED=${seed} step ${step}`;
+      expect(strip(await worker.getSyntacticDiagnostics('file:///main.ts')), message).toEqual(strip(await monacos.getSyntacticDiagnostics('file:///main.ts')));
+      expect(treeOf(sourceFileOf(worker)), message).toEqual(treeOf(sourceFileOf(monacos)));
+    }
+    expect(strip(await worker.getSemanticDiagnostics('file:///main.ts'))).toEqual(strip(await monacos.getSemanticDiagnostics('file:///main.ts')));
+  });
+});

@@ -1,0 +1,67 @@
+import { TypeScriptWorker, type WorkerContext } from 'monaco-editor/languages/features/typescript/tsWorker';
+
+/** TypeScript's `TextChangeRange`: the old text's `span` was replaced by `newLength` characters. */
+export interface TextChangeRange {
+  span: { start: number; length: number };
+  newLength: number;
+}
+
+/**
+ * The smallest single range that turns `before` into `after`: their common prefix and suffix are
+ * left out (the suffix never overlaps the prefix). Edits far apart (the user on line 3, the agent
+ * on line 20) give one range spanning both, which is still exact — just less to reuse.
+ */
+export function changeRangeBetween(before: string, after: string): TextChangeRange {
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let suffix = 0;
+  while (suffix < shorter - start && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
+  return { span: { start, length: before.length - start - suffix }, newLength: after.length - start - suffix };
+}
+
+/** A file's text at one version, which can say what changed since an earlier one. */
+export class TextSnapshot {
+  constructor(readonly text: string) {}
+
+  getText(start: number, end: number): string {
+    return this.text.substring(start, end);
+  }
+
+  getLength(): number {
+    return this.text.length;
+  }
+
+  /** `undefined` tells TypeScript to parse the file from scratch. */
+  getChangeRange(old: unknown): TextChangeRange | undefined {
+    return old instanceof TextSnapshot ? changeRangeBetween(old.text, this.text) : undefined;
+  }
+}
+
+/**
+ * Monaco's TypeScript worker, parsing incrementally. Monaco's own language-service host hands
+ * TypeScript a fresh snapshot with no change range for every new version of a model, so each
+ * request after an edit — a completion, a diagnostics pass, a code fix — re-parses the whole
+ * file: on a 20,000-line file that is most of a request's ~600 ms of worker time, and the
+ * agent changes the file in every frame. With a change range TypeScript re-parses only around
+ * the edit and reuses the rest of the old tree (docs/decisions/0009).
+ */
+export class IncrementalTypeScriptWorker extends TypeScriptWorker {
+  private readonly snapshots = new Map<string, { version: string; snapshot: TextSnapshot }>();
+
+  override getScriptSnapshot(fileName: string): TextSnapshot | undefined {
+    const version = this.getScriptVersion(fileName);
+    const known = this.snapshots.get(fileName);
+    if (known?.version === version) return known.snapshot;
+    const text = this._getScriptText(fileName);
+    if (text === undefined) {
+      this.snapshots.delete(fileName);
+      return undefined;
+    }
+    const snapshot = new TextSnapshot(text);
+    this.snapshots.set(fileName, { version, snapshot });
+    return snapshot;
+  }
+}
+
+export type { WorkerContext };
