@@ -1,4 +1,3 @@
-import { hunksOf } from '@flint/change-set';
 import { encodeControl, FILE_TEXT_KEY, type AgentRequest, type RequestErrorCode, type TurnInfo } from '@flint/protocol';
 import * as Y from 'yjs';
 import { fromBase64 } from 'lib0/buffer';
@@ -14,6 +13,7 @@ import { AgentPeer } from './AgentPeer';
 import { EditApplier } from './EditApplier';
 import { buildInlineEditPrompt } from './inlineEditPrompt';
 import type { ModelRouter } from './ModelRouter';
+import { RejectionHistory } from './RejectionHistory';
 import { Turn } from './Turn';
 import { UsageLedger } from './UsageLedger';
 
@@ -35,6 +35,7 @@ export class AgentService {
   private readonly usage: UsageLedger;
   private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
   private readonly agentPeers = new WeakMap<Y.Doc, AgentPeer>();
+  private readonly histories = new WeakMap<Y.Doc, RejectionHistory>();
 
   constructor(
     private readonly clock: Clock,
@@ -88,7 +89,7 @@ export class AgentService {
       start,
       end,
       instruction: request.instruction.slice(0, 4000),
-      history: this.historyOf(live.doc),
+      history: this.historyOf(live.doc).notes(),
       contextTokens: routed.contextTokens,
       maxOutputTokens,
     });
@@ -167,22 +168,11 @@ export class AgentService {
     return peer;
   }
 
-  /** What the model should know of earlier turns in this file: what people accepted or rejected. */
-  private historyOf(doc: Y.Doc): string[] {
-    const byTurn = new Map<string, { accepted: number; rejected: number; original: string }>();
-    for (const record of hunksOf(doc).values()) {
-      const summary = byTurn.get(record.turnId) ?? { accepted: 0, rejected: 0, original: '' };
-      if (record.status === 'accepted') summary.accepted++;
-      if (record.status === 'rejected') {
-        summary.rejected++;
-        summary.original += record.original;
-      }
-      byTurn.set(record.turnId, summary);
-    }
-    return [...byTurn.values()]
-      .filter((s) => s.rejected > 0)
-      .slice(-5)
-      .map((s) => `Note: in an earlier turn the user rejected ${s.rejected} of your changes and kept the original text${s.original ? ` (e.g. ${JSON.stringify(s.original.slice(0, 200))})` : ''}. Do not make that change again.`);
+  /** What the model should know of earlier turns in this file: the changes people rejected. */
+  private historyOf(doc: Y.Doc): RejectionHistory {
+    let history = this.histories.get(doc);
+    if (!history) this.histories.set(doc, (history = new RejectionHistory(doc)));
+    return history;
   }
 
   /** Turns streaming now, for a session that just joined (its HUD and Stop button). */
