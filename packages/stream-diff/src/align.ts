@@ -50,9 +50,13 @@ export class Aligner {
     private readonly cap: number,
     private readonly narrowCap: number = cap,
   ) {
-    this.w = new Int32Array(cap + 1);
-    this.ends = new Int32Array(cap + 1);
-    const arr = (): Int32Array => new Int32Array(cap + 1);
+    // A window never has more columns than the original has code units: a short original (an
+    // insertion has none) needs short arrays. Eight of the full width cost ~80 µs to allocate
+    // after an idle spell, on the path of every prompt before its provider request leaves.
+    const size = Math.min(cap, original.length) + 1;
+    this.w = new Int32Array(size);
+    this.ends = new Int32Array(size);
+    const arr = (): Int32Array => new Int32Array(size);
     this.cur = [arr(), arr(), arr()];
     this.prev = [arr(), arr(), arr()];
   }
