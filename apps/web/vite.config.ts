@@ -1,11 +1,33 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 /** Where `npm run dev` sends /ws and /api: a gateway started with `npm start` (PORT 3000). */
 const gatewayUrl = process.env.FLINT_GATEWAY_URL ?? 'http://127.0.0.1:3000';
 
+/**
+ * The IDE runs its own TypeScript worker (src/editor/tsWorker.ts, decision 0009), handed to
+ * Monaco by `MonacoEnvironment.getWorker`, which Monaco asks first. Monaco's TypeScript
+ * support still names its own worker as a fallback, and Vite would bundle that too: 6.6 MB
+ * nobody loads. The fallback is replaced by an error that says where the worker comes from.
+ */
+function ownTypeScriptWorker(): Plugin {
+  const fallback = `new Worker(new URL('ts.worker.js', import.meta.url), { type: "module" })`;
+  return {
+    name: 'flint-own-typescript-worker',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.replace(/\\/g, '/').endsWith('/languages/features/typescript/workerManager.js')) return null;
+      if (!code.includes(fallback)) {
+        this.warn("Monaco's TypeScript worker fallback changed shape; its worker is bundled again (unused)");
+        return null;
+      }
+      return code.replace(fallback, `(() => { throw new Error('Flint creates the TypeScript worker in MonacoEnvironment.getWorker (src/editor/monacoSetup.ts)'); })()`);
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), ownTypeScriptWorker()],
   resolve: {
     alias: [
       // y-monaco imports `monaco-editor/esm/vs/...`, which monaco-editor >= 0.56 no longer
