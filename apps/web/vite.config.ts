@@ -5,8 +5,8 @@ import { defineConfig, type Plugin } from 'vite';
 const gatewayUrl = process.env.FLINT_GATEWAY_URL ?? 'http://127.0.0.1:3000';
 
 /**
- * The IDE runs its own TypeScript worker (src/editor/tsWorker.ts, decision 0009), handed to
- * Monaco by `MonacoEnvironment.getWorker`, which Monaco asks first. Monaco's TypeScript
+ * The IDE runs its own TypeScript worker (src/editor/typescript.worker.ts, decision 0009),
+ * handed to Monaco by `MonacoEnvironment.getWorker`, which Monaco asks first. Monaco's TypeScript
  * support still names its own worker as a fallback, and Vite would bundle that too: 6.6 MB
  * nobody loads. The fallback is replaced by an error that says where the worker comes from.
  */

@@ -3,12 +3,12 @@ import CssWorker from 'monaco-editor/language/css/css.worker?worker';
 import HtmlWorker from 'monaco-editor/language/html/html.worker?worker';
 import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
-import TsWorker from './tsWorker?worker';
+import TsWorker from './typescript.worker?worker';
 
 /**
  * The one Monaco instance of the app, configured once on import: workers bundled by Vite (no
- * CDN: Flint runs offline; TypeScript's parses incrementally, see tsWorker.ts), TypeScript set
- * up for a multi-file workspace, and the Flint theme.
+ * CDN: Flint runs offline; the TypeScript one is ours, see typescript.worker.ts), TypeScript
+ * set up for a multi-file workspace, and the Flint theme.
  * y-monaco resolves to the same module through the alias in vite.config.ts.
  */
 globalThis.MonacoEnvironment = {
