@@ -399,10 +399,16 @@ export class FlintClient {
 
   /**
    * Asks the agent to rewrite [anchor, head) of a file (an empty range: that line). Positions
-   * travel as Yjs relative positions, so edits in flight do not shift the region.
+   * travel as Yjs relative positions, so edits in flight do not shift the region. They index the
+   * file as the gateway has it: a file this client has not opened yet is opened and synced first
+   * (against an empty copy, every offset would mean the end of the file).
    */
-  prompt(request: { fileId: string; anchor: number; head: number; instruction: string; route?: AgentRoute }): Promise<RequestResult> {
-    const text = this.openDoc(request.fileId).doc.getText(FILE_TEXT_KEY);
+  async prompt(request: { fileId: string; anchor: number; head: number; instruction: string; route?: AgentRoute }): Promise<RequestResult> {
+    const handle = this.openDoc(request.fileId);
+    if (!handle.synced && this.status.kind === 'open' && !(await this.untilSynced(handle))) {
+      return { ok: false, code: 'disconnected', message: 'Not connected to the gateway.' };
+    }
+    const text = handle.doc.getText(FILE_TEXT_KEY);
     const encode = (index: number) => toBase64(Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(text, index)));
     return this.request({
       type: 'agent.prompt',
@@ -411,6 +417,21 @@ export class FlintClient {
       head: encode(request.head),
       instruction: request.instruction,
       route: request.route ?? 'fast',
+    });
+  }
+
+  /** True once `handle` synced; false if the connection closed first. */
+  private untilSynced(handle: DocHandle): Promise<boolean> {
+    return new Promise((resolve) => {
+      const stop = this.onStatus((status) => {
+        if (status.kind === 'open') return;
+        stop();
+        resolve(false);
+      });
+      void handle.whenSynced().then(() => {
+        stop();
+        resolve(true);
+      });
     });
   }
 

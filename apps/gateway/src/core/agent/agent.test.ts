@@ -26,10 +26,19 @@ function setup(files: Record<string, string> = { 'src/math.ts': original }) {
   return { h, ws, provider, alice, bob, fileId, aliceText, bobText, viewerToken: viewerLink.token };
 }
 
+/** Flushes the in-memory sockets until `result` settles (a prompt first syncs a file it has not opened). */
+async function answered<T>(h: Harness, result: Promise<T>): Promise<T> {
+  let settled = false;
+  void result.then(() => (settled = true));
+  for (let i = 0; i < 10 && !settled; i++) {
+    h.flush();
+    await drain();
+  }
+  return result;
+}
+
 async function promptTurn(ctx: ReturnType<typeof setup>, start: number, end: number, instruction = 'rewrite') {
-  const result = ctx.alice.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction });
-  ctx.h.flush();
-  const answer = await result;
+  const answer = await answered(ctx.h, ctx.alice.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction }));
   if (!answer.ok || !answer.turnId) throw new Error(`prompt refused: ${JSON.stringify(answer)}`);
   return answer.turnId;
 }
@@ -40,9 +49,7 @@ async function promptIntoEmptyFile() {
   const fileId = fileIdOf(ctx.alice, 'empty.ts');
   const text = textOf(ctx.bob, fileId);
   ctx.h.flush();
-  const result = ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' });
-  ctx.h.flush();
-  expect((await result).ok).toBe(true);
+  expect((await answered(ctx.h, ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' }))).ok).toBe(true);
   return { ctx, text };
 }
 
@@ -162,6 +169,21 @@ describe('agent inline edits', () => {
     expect(text.toString()).toBe('\nexport {};');
   });
 
+  it('a client that never opened the file prompts for the region it names, not the end of the file', async () => {
+    const ctx = setup();
+    // Carol prompts from a list of files, with no copy of this one yet.
+    const carol = ctx.h.client(ctx.ws.workspaceId, ctx.ws.owner.token);
+    ctx.h.flush();
+    const start = original.indexOf('return');
+    const end = original.indexOf(';') + 1;
+    expect((await answered(ctx.h, carol.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction: 'swap' }))).ok).toBe(true);
+    ctx.provider.emit('return b + a;');
+    ctx.provider.end();
+    await step(ctx);
+    await step(ctx);
+    expect(ctx.aliceText.toString()).toBe(original.replace('return a + b;', 'return b + a;'));
+  });
+
   it('reject restores the original exactly; accept keeps the new text', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
@@ -248,13 +270,11 @@ describe('agent inline edits', () => {
     const ws2 = h2.gateway.createWorkspace('No model', { 'a.ts': 'x\n' });
     const lonely = h2.client(ws2.workspaceId, ws2.owner.token);
     h2.flush();
-    const refused = lonely.prompt({ fileId: fileIdOf(lonely, 'a.ts'), anchor: 0, head: 0, instruction: 'x' });
-    h2.flush();
+    const refused = answered(h2, lonely.prompt({ fileId: fileIdOf(lonely, 'a.ts'), anchor: 0, head: 0, instruction: 'x' }));
     expect(await refused).toMatchObject({ ok: false, code: 'not_configured' });
 
     await promptTurn(ctx, 0, 5);
-    const busy = ctx.bob.prompt({ fileId: ctx.fileId, anchor: 0, head: 5, instruction: 'again' });
-    ctx.h.flush();
+    const busy = answered(ctx.h, ctx.bob.prompt({ fileId: ctx.fileId, anchor: 0, head: 5, instruction: 'again' }));
     expect(await busy).toMatchObject({ ok: false, code: 'busy' });
 
     const viewer = ctx.h.openRaw();
@@ -352,9 +372,7 @@ describe('agent inline edits', () => {
       if (turn > 0) {
         const fileId = fileIdOf(ctx.alice, 'empty.ts');
         const end = textOf(ctx.alice, fileId).length;
-        const result = ctx.alice.prompt({ fileId, anchor: end, head: end, instruction: 'more' });
-        ctx.h.flush();
-        expect((await result).ok).toBe(true);
+        expect((await answered(ctx.h, ctx.alice.prompt({ fileId, anchor: end, head: end, instruction: 'more' }))).ok).toBe(true);
       }
       ctx.provider.emit(chunk);
       ctx.provider.end();
