@@ -5,7 +5,10 @@
  * - Event Timing (PerformanceObserver 'event', threshold 16 ms): each key event's duration from
  *   the OS timestamp to the next paint, and how many keys were pressed;
  * - markers: a page (or, in the IDE, the editor hook `__FLINT_EDITOR_PROBE__`) reports when a
- *   stream marker became present; the next animation frame is when it reached the screen;
+ *   stream marker became present; it reached the screen in the next animation frame — or, in
+ *   an editor given to the hook, in the frame it became present in, when the editor redrew its
+ *   text within that frame's callbacks after it (its text layer's DOM changed meanwhile);
+ *   either way the time is the start of the frame that painted it;
  * - keystrokes and changes (B6 in the browser): when each key was pressed, and the frame after
  *   each content change of the editor (or each `received()` of a control page).
  * `installProbe` runs in the page: it must not use anything from this module's scope.
@@ -30,6 +33,7 @@ export interface ProbeData {
 }
 
 interface MonacoLikeEditor {
+  getContainerDomNode(): HTMLElement;
   getModel(): { getLineCount(): number; getLineContent(line: number): string } | null;
   onDidChangeModelContent(listener: (event: { changes: Array<{ range: { startLineNumber: number }; text: string }> }) => void): unknown;
 }
@@ -50,14 +54,27 @@ export function installProbe(): void {
     /** Changes waiting for their frame. */
     unshown: 0,
   };
-  const frame = () => {
-    const t = now();
-    if (state.recording) state.frames.push(t);
+  /** What is waiting reaches the screen in the frame that started at `t`. */
+  const paintedIn = (t: number) => {
     if (state.waiting.length > 0) {
       for (const marker of state.waiting) state.screenAt[marker] ??= t;
       state.waiting = [];
     }
     for (; state.unshown > 0; state.unshown--) state.shownAt.push(t);
+  };
+  // The frame being made: from this callback (the first of each frame: it registers itself at
+  // once) until a task posted from it runs, which is after the frame's rendering.
+  let frameStart: number | null = null;
+  const afterFrame = new MessageChannel();
+  afterFrame.port1.onmessage = () => {
+    frameStart = null;
+  };
+  const frame = () => {
+    const t = now();
+    frameStart = t;
+    afterFrame.port2.postMessage(null);
+    if (state.recording) state.frames.push(t);
+    paintedIn(t);
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
@@ -141,6 +158,13 @@ export function installProbe(): void {
   };
   // The IDE: scan the lines each model change touched for complete markers.
   w.__FLINT_EDITOR_PROBE__ = (editor: MonacoLikeEditor) => {
+    // The editor drew its text during a frame's callbacks: what was present before is in this
+    // frame. Only its text layer counts (nothing but its render writes there); the layer is
+    // created once a model is attached, so the whole editor is watched.
+    const inText = (node: Node) => ((node instanceof Element ? node : node.parentElement)?.closest('.view-lines') ?? null) !== null;
+    new MutationObserver((records) => {
+      if (frameStart !== null && records.some((record) => inText(record.target))) paintedIn(frameStart);
+    }).observe(editor.getContainerDomNode(), { subtree: true, childList: true, characterData: true });
     editor.onDidChangeModelContent((event) => {
       if (!state.recording) return;
       changed();
