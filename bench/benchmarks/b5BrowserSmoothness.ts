@@ -171,7 +171,7 @@ export const b5BrowserSmoothness: Benchmark = {
           notes: [
             'rAF = intervals between requestAnimationFrame callbacks while streaming (16.7 ms at 60 Hz is perfect).',
             'LoAF = long animation frames (> 50 ms) from PerformanceObserver; blocking = their blockingDuration, per second of stream.',
-            'lag = provider wrote the token completing a line\'s marker → first animation frame after that marker was in the editor model (floor: received).',
+            'lag = provider wrote the token completing a line\'s marker → the frame that painted it: the first animation frame after it was in the editor model (floor: received), or its own frame if the editor redrew its text later in that frame.',
             'missed = markers the provider sent that never reached the page within 5 s of the stream ending.',
             `keys = keys typed at ${keysPerSecond}/s during the stream; Event Timing reports only events ≥ 16 ms (key max: 0 = none were).`,
             'Flint and naive run the same Monaco build and options; the user types on line 3 while the agent writes from line 20.',
