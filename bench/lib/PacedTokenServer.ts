@@ -116,6 +116,9 @@ export class PacedTokenServer {
   configure(script: PacedScript): void {
     this.script = script;
     this.streams.length = 0;
+    // Serialised now, not on the first request: for B3's 200,000-token stream that took over a
+    // second of this process's CPU inside the first measured arm (and none in the next one).
+    for (const includeUsage of [false, true]) this.wireFor(script.tokens, includeUsage, script.markers ?? false);
   }
 
   private wireFor(tokens: number, includeUsage: boolean, markers: boolean): Wire {
