@@ -14,6 +14,7 @@ import {
   type ModelRequest,
   type PromptRequest,
 } from './ModelProvider';
+import { readChatChunk } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { keepAliveAgentFor, SseStream } from './SseStream';
@@ -42,16 +43,6 @@ export interface ChatCompletionsOptions {
   headers?: Record<string, string>;
   /** llama-server's `/infill` URL (e.g. "http://127.0.0.1:8080/infill"): enables `infill`. */
   infillUrl?: string;
-}
-
-interface ChatChunk {
-  choices?: Array<{ delta?: { content?: string | null } | null; finish_reason?: string | null } | null> | null;
-  usage?: {
-    prompt_tokens?: number;
-    completion_tokens?: number;
-    prompt_tokens_details?: { cached_tokens?: number } | null;
-  } | null;
-  error?: unknown;
 }
 
 export class ChatCompletionsProvider implements ModelProvider {
@@ -189,36 +180,6 @@ export class ChatCompletionsProvider implements ModelProvider {
     }
     return body;
   }
-}
-
-/** A Chat Completions chunk: `choices[0].delta.content`; `choices: null` and usage-only chunks carry no text. */
-function readChatChunk(data: string): CompletionChunk | null {
-  if (data === '[DONE]') return { text: '', finishReason: null, usage: null, final: true, error: null };
-  let chunk: ChatChunk;
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed !== 'object' || parsed === null) return null;
-    chunk = parsed as ChatChunk;
-  } catch {
-    // The caller turns null into a typed bad_response.
-    return null;
-  }
-  if (chunk.error !== undefined && chunk.error !== null) return { text: '', finishReason: null, usage: null, final: false, error: chunk };
-  const choice = chunk.choices?.[0];
-  const finish = choice?.finish_reason;
-  return {
-    text: choice?.delta?.content ?? '',
-    finishReason: finish ? (finish === 'length' ? 'length' : 'stop') : null,
-    usage: chunk.usage
-      ? {
-          inputTokens: chunk.usage.prompt_tokens ?? 0,
-          outputTokens: chunk.usage.completion_tokens ?? 0,
-          cachedInputTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
-        }
-      : null,
-    final: false,
-    error: null,
-  };
 }
 
 /** Fails on the first `next()`, like a request the server refused. */

@@ -1,0 +1,120 @@
+import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseChatChunk, readChatChunk } from './chatChunk';
+
+const { seed, iterations } = propertyConfig(3000);
+
+const openAiText = (content: string) =>
+  JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1760000000,
+    model: 'gpt-oss-120b',
+    system_fingerprint: 'fp_1',
+    choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+    usage: null,
+  });
+
+describe('readChatChunk', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('reads a text-only event without JSON.parse, escapes and all', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    expect(readChatChunk(openAiText('  const a = 1;'))).toEqual({ text: '  const a = 1;', finishReason: null, usage: null, final: false, error: null });
+    expect(parse).not.toHaveBeenCalled();
+    // Escapes (quotes included) decode exactly as JSON.parse would: only the string literal is parsed.
+    expect(readChatChunk(openAiText('say "hi"\n\t\\ é 🚀'))?.text).toBe('say "hi"\n\t\\ é 🚀');
+    expect(parse.mock.calls.map(([text]) => String(text))).toEqual([JSON.stringify('say "hi"\n\t\\ é 🚀')]);
+  });
+
+  it('reads everything else in full: finish reason, usage, errors, [DONE], malformed JSON', () => {
+    const finish = JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'length' }] });
+    expect(readChatChunk(finish)).toEqual({ text: 'x', finishReason: 'length', usage: null, final: false, error: null });
+    const usage = JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } });
+    expect(readChatChunk(usage)?.usage).toEqual({ inputTokens: 3, outputTokens: 4, cachedInputTokens: 0 });
+    expect(readChatChunk('{"error":{"message":"overloaded"}}')?.error).toEqual({ error: { message: 'overloaded' } });
+    expect(readChatChunk('[DONE]')?.final).toBe(true);
+    expect(readChatChunk('{"choices":[{"delta":{"content":"cut')).toBeNull();
+    expect(readChatChunk('{"choices":[{"delta":{"content":"raw\u0001control"}}]}')).toBeNull();
+  });
+
+  it(`gives what a full JSON.parse reading gives, for any event (SEED=${seed} ITERATIONS=${iterations})`, () => {
+    for (let i = 0; i < iterations; i++) {
+      const random = seededRandom(seed + i);
+      const data = randomEvent(random);
+      expect(readChatChunk(data), `SEED=${seed + i} ${data}`).toEqual(parseChatChunk(data));
+    }
+  });
+});
+
+/**
+ * Chunks as servers send them and as they should not. Most start as a text-only chunk (what the
+ * fast reading takes) with one near miss or none; the rest are any shape at all.
+ */
+function randomEvent(random: () => number): string {
+  const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const pieces = ['a', ' ', '"', '\\', '\n', '\t', 'é', '🚀', '\u2028', '\u0001', '}', ']', ',', ':', 'null', '"delta":{"content":"', '"finish_reason":"stop"', '\\"'];
+  const text = () => Array.from({ length: Math.floor(random() * 6) }, () => pick(pieces)).join('');
+  const shuffle = <T,>(entries: T[]): T[] => entries.sort(() => random() - 0.5);
+  const scalarFields = (): Array<[string, unknown]> =>
+    shuffle<[string, unknown]>([
+      ['id', 'chatcmpl-1'],
+      ['object', 'chat.completion.chunk'],
+      ['created', 1760000000],
+      ['model', pick(['m', 'gpt-oss', 'a "quoted" model', 'usage', '"error":1'])],
+      ['system_fingerprint', 'fp'],
+      ['service_tier', null],
+      ['flag', pick([true, false, 1.5e3, -2])],
+    ]).slice(0, Math.floor(random() * 8));
+  if (random() < 0.7) {
+    // A text-only chunk: scalar fields around one choice whose delta is just the content.
+    const choiceFields = shuffle<[string, unknown]>([
+      ['index', 0],
+      ['logprobs', null],
+      ['finish_reason', null],
+    ]).slice(0, Math.floor(random() * 4));
+    const before = choiceFields.slice(0, Math.floor(random() * (choiceFields.length + 1)));
+    const after = choiceFields.slice(before.length);
+    const top = scalarFields();
+    const split = Math.floor(random() * (top.length + 1));
+    const tail: Array<[string, unknown]> = random() < 0.5 ? [['usage', null]] : [];
+    const choice = Object.fromEntries([...before, ['delta', { content: text() }], ...after]);
+    let data = JSON.stringify(Object.fromEntries([...top.slice(0, split), ['choices', [choice]], ...top.slice(split), ...tail]));
+    const nearMiss = random();
+    const nearMisses: Array<(d: string) => string> = [
+      (d) => d.replace('"finish_reason":null', '"finish_reason":"stop"'),
+      (d) => d.replace('"finish_reason":null', '"finish_reason":true'),
+      (d) => d.replace('"choices":[{', '"choices":[{"finish_reason":"length",'),
+      (d) => d.replace('"usage":null', pick(['"usage":5', '"usage":{"prompt_tokens":1}', '"usage":"x"'])),
+      (d) => `${d.slice(0, -1)},${pick(['"choices":null', '"delta":null', '"error":"boom"', '"error":null', '"finish_reason":"stop"', '"x":{"y":1}'])}}`,
+      (d) => `{${pick(['"error":"boom",', '"error":null,', '"usage":{"a":1},', '"choices":null,'])}${d.slice(1)}`,
+      (d) => d.replace('"choices":[{', '"choices":[{"delta":null,'),
+      (d) => d.replace(/"content":("(?:[^"\\]|\\.)*")\}/, '"content":$1,"role":"assistant"}'),
+      (d) => d.replace(/\}\]/, '},{"index":1,"delta":{"content":"b"}}]'),
+      (d) => d.replace('"content":"', '"content":"\u0002'),
+      (d) => d.slice(0, Math.floor(random() * d.length)),
+      (d) => d.replaceAll(':', ': '),
+      (d) => d.replace(/"content":"(?:[^"\\]|\\.)*"/, pick(['"content":null', '"content":7', '"content":["a"]'])),
+      (d) => `[${d}]`,
+    ];
+    if (nearMiss < 0.6) data = pick(nearMisses)(data);
+    return data;
+  }
+  const delta = pick<unknown>([{ content: text() }, { role: 'assistant', content: text() }, { content: null }, {}, null, { content: text(), tool_calls: [{ index: 0 }] }, { content: 7 }]);
+  const choice = Object.fromEntries(
+    shuffle<[string, unknown]>([
+      ['index', 0],
+      ['delta', delta],
+      ['logprobs', null],
+      ['finish_reason', pick([null, undefined, 'stop', 'length', true])],
+    ]),
+  );
+  const top = shuffle<[string, unknown]>([
+    ...scalarFields(),
+    ['choices', pick<unknown>([[choice], [choice, { index: 1, delta: { content: 'other' } }], [], null])],
+    ['usage', pick([undefined, null, { prompt_tokens: 5, completion_tokens: 2 }, 5])],
+    ['error', pick([undefined, null, { message: 'x' }, 'boom'])],
+    ['x_groq', pick([undefined, { id: 'req' }])],
+  ]);
+  return JSON.stringify(Object.fromEntries(top));
+}

@@ -1,0 +1,109 @@
+/**
+ * Reading one Chat Completions stream event (`data:` of a `chat.completion.chunk`). Nearly every
+ * event of a stream only carries the next bit of text; those are read without `JSON.parse`,
+ * which was half of the gateway's CPU at B3's unthrottled rate (~1.2 µs of ~2.2 µs per token).
+ * Anything else — a finish reason, usage, an error, tool calls, escapes it cannot vouch for —
+ * is parsed in full, so both ways give the same result for every input (property-tested).
+ */
+import type { CompletionChunk } from './fim/completionWire';
+
+interface ChatChunk {
+  choices?: Array<{ delta?: { content?: string | null } | null; finish_reason?: string | null } | null> | null;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number } | null;
+  } | null;
+  error?: unknown;
+}
+
+/** A JSON scalar: no objects or arrays, strings without escapes or control characters. */
+const scalar = String.raw`(?:null|true|false|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"[^"\\\u0000-\u001f]*")`;
+const field = String.raw`"[A-Za-z_][A-Za-z0-9_]*":${scalar}`;
+const contentKey = '"delta":{"content":"';
+/** Everything before the text: scalar fields, then `choices` whose first element's `delta` starts with `content`. */
+const textPrefix = new RegExp(String.raw`^\{(?:${field},)*"choices":\[\{(?:${field},)*"delta":\{"content":"$`);
+/** Everything after it: `delta` closes at once, then scalar fields; one choice; scalar fields. */
+const textSuffix = new RegExp(String.raw`^\}(?:,${field})*\}\](?:,${field})*\}$`);
+
+const actedOn = /"(?:finish_reason|usage|error)":(?!null)/;
+/** The last envelope (text before and after the content) found to be of a text-only chunk. */
+const accepted = { prefix: '', suffix: '' };
+
+/** The text of an event that carries only text, or null: parse it in full. */
+function textOnly(data: string): string | null {
+  // A stream repeats the same envelope around every token: checked once, then compared.
+  let from: number;
+  // (`slice` + `===` compares memory at once; `startsWith` went character by character, 2.5× slower.)
+  if (accepted.prefix !== '' && data.slice(0, accepted.prefix.length) === accepted.prefix) from = accepted.prefix.length;
+  else {
+    const at = data.indexOf(contentKey);
+    if (at === -1) return null;
+    from = at + contentKey.length;
+    const prefix = data.slice(0, from);
+    if (!textPrefix.test(prefix) || actedOn.test(prefix)) return null;
+    accepted.prefix = prefix;
+  }
+  // The string ends at the first quote not escaped by an odd run of backslashes.
+  let end = data.indexOf('"', from);
+  let escaped = false;
+  while (end !== -1) {
+    let backslashes = 0;
+    for (let i = end - 1; i >= from && data.charCodeAt(i) === 92; i--) backslashes++;
+    if (backslashes % 2 === 0) break;
+    escaped = true;
+    end = data.indexOf('"', end + 1);
+  }
+  if (end === -1) return null;
+  const suffix = data.slice(end + 1);
+  if (suffix !== accepted.suffix) {
+    // Fields the full reading would act on: a finish reason, usage or an error that is not
+    // null; after the text, another `delta` or `choices` (JSON.parse keeps a key's last value).
+    if (!textSuffix.test(suffix) || actedOn.test(suffix) || /"(?:delta|choices)":/.test(suffix)) return null;
+    accepted.suffix = suffix;
+  }
+  const literal = data.slice(from, end);
+  for (let i = 0; i < literal.length; i++) if (literal.charCodeAt(i) < 0x20) return null;
+  if (!escaped && !literal.includes('\\')) return literal;
+  try {
+    return JSON.parse(`"${literal}"`) as string;
+  } catch {
+    return null;
+  }
+}
+
+/** The full reading: `choices[0].delta.content`; `choices: null` and usage-only chunks carry no text. */
+export function parseChatChunk(data: string): CompletionChunk | null {
+  if (data === '[DONE]') return { text: '', finishReason: null, usage: null, final: true, error: null };
+  let chunk: ChatChunk;
+  try {
+    const parsed: unknown = JSON.parse(data);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    chunk = parsed as ChatChunk;
+  } catch {
+    // The caller turns null into a typed bad_response.
+    return null;
+  }
+  if (chunk.error !== undefined && chunk.error !== null) return { text: '', finishReason: null, usage: null, final: false, error: chunk };
+  const choice = chunk.choices?.[0];
+  const finish = choice?.finish_reason;
+  return {
+    text: choice?.delta?.content ?? '',
+    finishReason: finish ? (finish === 'length' ? 'length' : 'stop') : null,
+    usage: chunk.usage
+      ? {
+          inputTokens: chunk.usage.prompt_tokens ?? 0,
+          outputTokens: chunk.usage.completion_tokens ?? 0,
+          cachedInputTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        }
+      : null,
+    final: false,
+    error: null,
+  };
+}
+
+/** One event of a Chat Completions stream; null: not JSON (the caller's bad_response). */
+export function readChatChunk(data: string): CompletionChunk | null {
+  const text = textOnly(data);
+  return text === null ? parseChatChunk(data) : { text, finishReason: null, usage: null, final: false, error: null };
+}
