@@ -96,6 +96,7 @@ function randomEvent(random: () => number): string {
       (d) => d.replaceAll(':', ': '),
       (d) => d.replace(/"content":"(?:[^"\\]|\\.)*"/, pick(['"content":null', '"content":7', '"content":["a"]'])),
       (d) => `[${d}]`,
+      (d) => d.replace(/"created":\d+/, pick(['"created":01', '"created":1.', '"created":-', '"created":1e'])),
     ];
     if (nearMiss < 0.6) data = pick(nearMisses)(data);
     return data;

@@ -18,7 +18,7 @@ interface ChatChunk {
 }
 
 /** A JSON scalar: no objects or arrays, strings without escapes or control characters. */
-const scalar = String.raw`(?:null|true|false|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"[^"\\\u0000-\u001f]*")`;
+const scalar = String.raw`(?:null|true|false|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|"[^"\\\u0000-\u001f]*")`;
 const field = String.raw`"[A-Za-z_][A-Za-z0-9_]*":${scalar}`;
 const contentKey = '"delta":{"content":"';
 /** Everything before the text: scalar fields, then `choices` whose first element's `delta` starts with `content`. */
