@@ -27,6 +27,22 @@ describe('readChatChunk', () => {
     expect(parse.mock.calls.map(([text]) => String(text))).toEqual([JSON.stringify('say "hi"\n\t\\ é 🚀')]);
   });
 
+  it("takes the fast reading for the text events of the servers Flint talks to, whatever their field order", () => {
+    const events = [
+      // OpenAI with include_usage
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1760000000,"model":"gpt-5","service_tier":"default","system_fingerprint":null,"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":null}',
+      // Cerebras: delta before index, object last
+      '{"id":"chatcmpl-2","choices":[{"delta":{"content":"x"},"index":0}],"created":1760000000,"model":"gpt-oss-120b","system_fingerprint":"fp_1","object":"chat.completion.chunk"}',
+      // llama-server: finish_reason (null) before the delta
+      '{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x"}}],"created":1760000000,"id":"chatcmpl-3","model":"flint-tiny","system_fingerprint":"b1-abc","object":"chat.completion.chunk"}',
+      // vLLM / Groq after their first event
+      '{"id":"chatcmpl-4","object":"chat.completion.chunk","created":1760000000,"model":"openai/gpt-oss-20b","system_fingerprint":"fp_2","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}',
+    ];
+    const parse = vi.spyOn(JSON, 'parse');
+    for (const data of events) expect(readChatChunk(data)?.text).toBe('x');
+    expect(parse).not.toHaveBeenCalled();
+  });
+
   it('reads everything else in full: finish reason, usage, errors, [DONE], malformed JSON', () => {
     const finish = JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'length' }] });
     expect(readChatChunk(finish)).toEqual({ text: 'x', finishReason: 'length', usage: null, final: false, error: null });
