@@ -3,14 +3,13 @@
  * arrive from the socket: an event, a line, a CRLF pair or a multi-byte UTF-8 character may be
  * split across chunks anywhere.
  */
+import { isAscii } from 'node:buffer';
 
 export interface SseEvent {
   /** The `event:` field; '' when the server sent none (the spec's default "message"). */
   event: string;
   data: string;
 }
-
-import { isAscii } from 'node:buffer';
 
 const LF = 10;
 const CR = 13;
