@@ -163,7 +163,9 @@ export function installProbe(): void {
     // created once a model is attached, so the whole editor is watched.
     const inText = (node: Node) => ((node instanceof Element ? node : node.parentElement)?.closest('.view-lines') ?? null) !== null;
     new MutationObserver((records) => {
-      if (frameStart !== null && records.some((record) => inText(record.target))) paintedIn(frameStart);
+      // Most mutations come with nothing waiting (the cursor, decorations): no scan then.
+      if (frameStart === null || (state.waiting.length === 0 && state.unshown === 0)) return;
+      if (records.some((record) => inText(record.target))) paintedIn(frameStart);
     }).observe(editor.getContainerDomNode(), { subtree: true, childList: true, characterData: true });
     editor.onDidChangeModelContent((event) => {
       if (!state.recording) return;
