@@ -34,8 +34,8 @@ const agentColor = '#c084fc';
 export class AgentService {
   private readonly usage: UsageLedger;
   private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
-  private readonly agentPeers = new WeakMap<Y.Doc, AgentPeer>();
-  private readonly histories = new WeakMap<Y.Doc, RejectionHistory>();
+  /** Per loaded doc, for as long as it is loaded: the agent's peer and what was rejected there. */
+  private readonly docs = new WeakMap<Y.Doc, { peer: AgentPeer; history: RejectionHistory }>();
 
   constructor(
     private readonly clock: Clock,
@@ -83,18 +83,19 @@ export class AgentService {
     const original = content.slice(start, end);
     // Small windows (the embedded model's 2k) must leave most of the room to the prompt.
     const maxOutputTokens = Math.min(this.config.maxOutputTokens, Math.floor(routed.contextTokens / 4));
+    const agent = this.agentIn(live.doc);
     const prompt = buildInlineEditPrompt({
       path,
       text: content,
       start,
       end,
       instruction: request.instruction.slice(0, 4000),
-      history: this.historyOf(live.doc).notes(),
+      history: agent.history.notes(),
       contextTokens: routed.contextTokens,
       maxOutputTokens,
     });
     const turnId = generateId('t');
-    const peer = this.agentPeerOf(live.doc);
+    const { peer } = agent;
     const agentClient = peer.clientId;
     const applier = new EditApplier(peer, turnId, original, start);
     const info = {
@@ -152,27 +153,21 @@ export class AgentService {
   }
 
   /**
-   * The agent as a peer of a loaded doc: one client id for all its turns there (decision 0008).
-   * A client id per turn made every doc gain a client per prompt, and Yjs walks all of a doc's
-   * clients in every transaction, on the gateway and in every browser. Turns still tell their
-   * characters apart: a hunk is a clock range of this client.
+   * The agent in a loaded doc. One peer, so one client id, for all its turns there (decision
+   * 0008): a client id per turn made every doc gain a client per prompt, and Yjs walks all of a
+   * doc's clients in every transaction, on the gateway and in every browser. Turns still tell
+   * their characters apart: a hunk is a clock range of this client. The rejection history
+   * follows the doc's hunk records from then on, so a prompt does not re-read them all.
    */
-  private agentPeerOf(doc: Y.Doc): AgentPeer {
-    let peer = this.agentPeers.get(doc);
-    if (!peer) {
+  private agentIn(doc: Y.Doc): { peer: AgentPeer; history: RejectionHistory } {
+    let agent = this.docs.get(doc);
+    if (!agent) {
       let id: number;
       do id = randomInt(1, 2 ** 31);
       while (id === doc.clientID || doc.store.clients.has(id));
-      this.agentPeers.set(doc, (peer = new AgentPeer(doc, id)));
+      this.docs.set(doc, (agent = { peer: new AgentPeer(doc, id), history: new RejectionHistory(doc) }));
     }
-    return peer;
-  }
-
-  /** What the model should know of earlier turns in this file: the changes people rejected. */
-  private historyOf(doc: Y.Doc): RejectionHistory {
-    let history = this.histories.get(doc);
-    if (!history) this.histories.set(doc, (history = new RejectionHistory(doc)));
-    return history;
+    return agent;
   }
 
   /** Turns streaming now, for a session that just joined (its HUD and Stop button). */
