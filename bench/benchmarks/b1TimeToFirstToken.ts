@@ -4,7 +4,11 @@
  * - gateway: agent.prompt over the real WebSocket to the real gateway, which streams from the
  *   same fake over real SSE; first document update that carries the agent's text;
  * - gateway, flush 0 ms: the same with `agent.flushIntervalMs = 0`, to show how much of the
- *   added time is the flush interval (DESIGN §4: ~8 ms by default).
+ *   added time is the flush interval (DESIGN §4: ~8 ms by default);
+ * - raw relay: the same client asks a raw `ws` relay (bench/servers/relayServer.ts) that POSTs
+ *   to the same fake and forwards each delta: the extra process and its two loopback hops that
+ *   any server between the editor and the model adds, with none of the gateway's work. The
+ *   gateway's own share of the added time is its TTFT minus this one.
  * Two streams: "line first" (the model's first delta ends a line, so the stream-diff can commit
  * it at once: the pure cost of the gateway path) and "code" (a 100-character first line, as
  * generated code usually starts: what a user sees, including the stream-diff's wait for a
@@ -15,6 +19,7 @@ import type { FlintClient } from '@flint/client';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
+import { RelayClient } from '../lib/RelayClient';
 import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';
 import { tokenText } from '../lib/PacedTokenServer';
 import { summarize, type Summary } from '../lib/percentile';
@@ -45,14 +50,17 @@ export const b1TimeToFirstToken: Benchmark = {
     const warmup = ctx.smoke ? 2 : 10;
     const fake = await ChildHost.start('fake-openai');
     const providerBaseUrl = fake.url;
-    const [gatewayDefault, gatewayFlush0] = await Promise.all([
+    const [gatewayDefault, gatewayFlush0, relay] = await Promise.all([
       ChildHost.start('gateway', { providerBaseUrl }),
       ChildHost.start('gateway', { providerBaseUrl, agent: { flushIntervalMs: 0 } }),
+      ChildHost.start('relay', { providerBaseUrl }),
     ]);
+    const relayClient = await RelayClient.connect(relay.url);
     const makeArms = async (): Promise<Arm[]> => [
       directArm(providerBaseUrl),
       await gatewayArm('gateway (flush 8 ms, default)', gatewayDefault),
       await gatewayArm('gateway (flush 0 ms)', gatewayFlush0),
+      relayArm(relayClient),
     ];
     ctx.log(`${iterations} interleaved prompts per arm and stream (+${warmup} warm-up), ${turnTokens} tokens each at 1k tokens/s`);
     const results: Array<{ scenario: string; arm: string; ttftMs: Summary; gatewayReportedTtftMs: Summary | null; addedMs: { p50: number; p99: number } }> = [];
@@ -78,12 +86,15 @@ export const b1TimeToFirstToken: Benchmark = {
         });
       }
     }
-    await Promise.all([fake.stop(), gatewayDefault.stop(), gatewayFlush0.stop()]);
+    relayClient.close();
+    await Promise.all([fake.stop(), gatewayDefault.stop(), gatewayFlush0.stop(), relay.stop()]);
 
     const find = (scenario: string, arm: string) => results.find((r) => r.scenario === scenario && r.arm.startsWith(arm))!;
     const pure = find('line first', 'gateway (flush 8');
     const pure0 = find('line first', 'gateway (flush 0');
     const code = find('code', 'gateway (flush 8');
+    const hop = find('line first', 'raw relay');
+    const codeHop = find('code', 'raw relay');
     const ms = (v: number) => `+${v.toFixed(2)} ms`;
     return {
       tables: [
@@ -99,6 +110,7 @@ export const b1TimeToFirstToken: Benchmark = {
             '"added" = gateway percentile − direct percentile of the same stream, same run.',
             'gateway-reported = TurnInfo.ttftMs: prompt received → first provider token, as the gateway measures it (1 ms resolution).',
             '"line first": the first delta is "\\n"; "code": the first line is ~100 characters (25 tokens) long.',
+            `raw relay = a server that does nothing but forward (its own process, two more loopback hops than direct): added p50 ${ms(hop.addedMs.p50)} (line first), ${ms(codeHop.addedMs.p50)} (code). The gateway's own work over it, p50: ${ms(pure.ttftMs.p50 - hop.ttftMs.p50)} (line first), ${ms(code.ttftMs.p50 - codeHop.ttftMs.p50)} (code).`,
           ],
         },
       ],
@@ -163,6 +175,25 @@ function directArm(baseUrl: string): Arm {
       }),
   };
   return arm;
+}
+
+/** The client asks the raw relay, which asks the fake: first forwarded delta. */
+function relayArm(client: RelayClient): Arm {
+  return {
+    name: 'raw relay (a server that only forwards)',
+    samples: [],
+    internal: [],
+    measure: async () => {
+      client.messageTimes.length = 0;
+      client.recording = true;
+      const t0 = performance.now();
+      await client.stream();
+      client.recording = false;
+      const first = client.messageTimes[0];
+      if (first === undefined) throw new Error('the relay forwarded no text');
+      return first - t0;
+    },
+  };
 }
 
 async function gatewayArm(name: string, gateway: ChildHost): Promise<Arm> {
