@@ -3,14 +3,26 @@
  * raw `ws` relay that forwards every provider delta to the browser socket. Both stream from the
  * same paced provider (Chat Completions SSE) in its own process; each server runs in its own
  * process and its process.cpuUsage() is read just before the prompt and just after the client
- * saw the end, over a fixed token count. Repetitions alternate gateway / relay.
+ * saw the end, over a fixed token count. Repetitions alternate between the arms.
+ * Two gateway arms: "insert" writes into an empty file (nothing for the stream-diff to align),
+ * "rewrite" replaces B5's 10-line function with the stream (the diff aligns every line against
+ * what is left of the original before it lets it through).
  */
+import { benchFileText, benchRegionLines, benchRegionStartLine } from '../browser/src/benchFile';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
 import { cpuDelta } from '../lib/cpuDelta';
 import { LightClient } from '../lib/LightClient';
 import { median } from '../lib/percentile';
 import { RelayClient } from '../lib/RelayClient';
+import { shuffled } from '../lib/shuffled';
+
+type Arm = 'gateway' | 'gateway, rewrite' | 'raw ws relay';
+
+/** The file and region of the rewrite arm: B5's 400-line file, its 10-line function at line 20. */
+const rewriteFile = benchFileText(400);
+const lineStarts = rewriteFile.split('\n').reduce<number[]>((starts, line) => [...starts, starts[starts.length - 1]! + line.length + 1], [0]);
+const rewriteRegion = { anchor: lineStarts[benchRegionStartLine - 1]!, head: lineStarts[benchRegionStartLine - 1 + benchRegionLines]! };
 
 interface Rep {
   cpuUsPerToken: number;
@@ -34,29 +46,29 @@ export const b2CpuPerToken: Benchmark = {
       ChildHost.start('relay', { providerBaseUrl: provider.url }),
     ]);
     ctx.log(`${reps} alternating repetitions per arm and rate, ${seconds} s of tokens each`);
-    const results: Array<{ rate: number; arm: string; reps: Rep[] }> = [];
+    const results: Array<{ rate: number; arm: Arm; reps: Rep[] }> = [];
     for (const rate of rates) {
       const tokens = Math.round(rate * seconds);
       await provider.call('configure', { tokens, tokensPerSecond: rate });
-      const arms = { gateway: [] as Rep[], relay: [] as Rep[] };
+      const arms: Record<Arm, Rep[]> = { gateway: [], 'gateway, rewrite': [], 'raw ws relay': [] };
       // One warm-up each: JIT, keep-alive sockets, SQLite statements.
       for (let i = -1; i < reps; i++) {
-        for (const arm of i % 2 === 0 ? (['gateway', 'relay'] as const) : (['relay', 'gateway'] as const)) {
+        for (const arm of shuffled(Object.keys(arms) as Arm[])) {
           // BENCH_CPU_PROF=1: the last repetition of each arm and rate is profiled (b2-<arm>-<rate>).
-          const host = arm === 'gateway' ? gateway : relay;
-          const stopProfile = i === reps - 1 ? await host.profile(`b2-${arm}-${rate}`) : async () => {};
-          const rep = arm === 'gateway' ? await gatewayRep(gateway, provider, tokens) : await relayRep(relay, provider, tokens);
+          const host = arm === 'raw ws relay' ? relay : gateway;
+          const stopProfile = i === reps - 1 ? await host.profile(`b2-${arm.replace(/\W+/g, '-')}-${rate}`) : async () => {};
+          const rep = arm === 'raw ws relay' ? await relayRep(relay, provider, tokens) : await gatewayRep(gateway, provider, tokens, arm === 'gateway, rewrite');
           await stopProfile();
           if (i >= 0) arms[arm].push(rep);
         }
       }
-      results.push({ rate, arm: 'gateway', reps: arms.gateway }, { rate, arm: 'raw ws relay', reps: arms.relay });
+      for (const arm of Object.keys(arms) as Arm[]) results.push({ rate, arm, reps: arms[arm] });
     }
     await Promise.all([provider.stop(), gateway.stop(), relay.stop()]);
 
     const med = (reps: Rep[], key: keyof Rep) => median(reps.map((r) => r[key]));
     const rows = results.map((r) => {
-      const relayRow = results.find((x) => x.rate === r.rate && x.arm !== 'gateway')!;
+      const relayRow = results.find((x) => x.rate === r.rate && x.arm === 'raw ws relay')!;
       return {
         rate: r.rate,
         arm: r.arm,
@@ -70,7 +82,7 @@ export const b2CpuPerToken: Benchmark = {
         providerCpuUsPerToken: med(r.reps, 'providerCpuUsPerToken'),
       };
     });
-    const gw = rows.filter((r) => r.arm === 'gateway');
+    const gw = rows.filter((r) => r.arm !== 'raw ws relay');
     return {
       tables: [
         {
@@ -80,12 +92,13 @@ export const b2CpuPerToken: Benchmark = {
           notes: [
             'µs/token = Δ process.cpuUsage() (user + system) of the server process ÷ tokens streamed; one session, one browser socket.',
             'the relay sends one WebSocket message per delta; the gateway coalesces deltas into one Yjs update per flush (8 ms).',
+            'gateway = the agent writes into an empty file; gateway, rewrite = it replaces a 10-line function with the stream (unrelated code: the stream-diff holds each new line until ~96 newer characters show it matches nothing of the original left, aligning it against that original meanwhile).',
             'provider µs/token = the paced token source\'s own CPU, to show it is not the bottleneck.',
           ],
         },
       ],
       targets: gw.map((r) => ({
-        name: `gateway CPU per token at ${r.rate / 1000}k tokens/s`,
+        name: `${r.arm} CPU per token at ${r.rate / 1000}k tokens/s`,
         target: '≤ 1 µs/token (aggressive)',
         actual: `${r.cpuUsPerToken.toFixed(2)} µs/token (${r.vsRelay.toFixed(2)}× the relay)`,
         met: r.cpuUsPerToken <= 1,
@@ -95,14 +108,14 @@ export const b2CpuPerToken: Benchmark = {
   },
 };
 
-async function gatewayRep(gateway: ChildHost, provider: ChildHost, tokens: number): Promise<Rep> {
-  const { workspaceId, token } = await gateway.call<{ workspaceId: string; token: string }>('createWorkspace', { name: 'B2', files: { 'main.ts': '' } });
+async function gatewayRep(gateway: ChildHost, provider: ChildHost, tokens: number, rewrite: boolean): Promise<Rep> {
+  const { workspaceId, token } = await gateway.call<{ workspaceId: string; token: string }>('createWorkspace', { name: 'B2', files: { 'main.ts': rewrite ? rewriteFile : '' } });
   const client = await LightClient.connect(gateway.url, workspaceId, token);
   const fileId = client.fileId('main.ts');
   await client.sync(fileId);
   const [before, providerBefore] = await Promise.all([gateway.stats(), provider.stats()]);
   const t0 = performance.now();
-  const result = await client.prompt(fileId, 0, 0);
+  const result = rewrite ? await client.prompt(fileId, rewriteRegion.anchor, rewriteRegion.head, 'rewrite this function') : await client.prompt(fileId, 0, 0);
   if (!result.ok || !result.turnId) throw new Error(`prompt refused: ${JSON.stringify(result)}`);
   const turn = await client.whenTurnEnds(result.turnId);
   const elapsedMs = client.turnEndedAt.get(result.turnId)! - t0;
