@@ -34,8 +34,8 @@ export class Aligner {
   traced = 0;
   private origin: Origin = { offset: 0, state: KEEP, prevChar: LF, blankLine: true };
   private stale = true;
-  /** [D18] Inside a long insert run the window is narrowed to `narrowCap`. */
-  private narrow = false;
+  /** [D18] Columns the window may have now: `cap`, or less inside an insert run. */
+  private limit: number;
   private cols = 0;
   private rowCount = 0;
   private readonly w: Int32Array;
@@ -48,8 +48,8 @@ export class Aligner {
   constructor(
     private readonly original: string,
     private readonly cap: number,
-    private readonly narrowCap: number = cap,
   ) {
+    this.limit = cap;
     // A window never has more columns than the original has code units: a short original (an
     // insertion has none) needs short arrays. Eight of the full width cost ~80 µs to allocate
     // after an idle spell, on the path of every prompt before its provider request leaves.
@@ -65,10 +65,10 @@ export class Aligner {
     return this.origin;
   }
 
-  /** Moves the origin; rows are rebuilt lazily by the next `extend`. `narrow`: see [D18]. */
-  reset(origin: Origin, narrow = false): void {
+  /** Moves the origin; rows are rebuilt lazily by the next `extend`. `limit` ≤ cap: see [D18]. */
+  reset(origin: Origin, limit = this.cap): void {
     this.origin = origin;
-    this.narrow = narrow;
+    this.limit = Math.min(limit, this.cap);
     this.stale = true;
   }
 
@@ -156,7 +156,7 @@ export class Aligner {
 
   private window(): void {
     const { original, origin } = this;
-    const cap = this.narrow ? this.narrowCap : this.cap;
+    const cap = this.limit;
     let off = origin.offset;
     let j = 0;
     while (j < cap && off < original.length) {

@@ -277,9 +277,27 @@ describe('insert runs', () => {
     const { ops, cells } = measure(added + original);
     expect(ops.filter((op) => op.type === 'delete')).toEqual([]);
     expect(ops.filter((op) => op.type === 'keep').reduce((n, op) => n + (op.type === 'keep' ? op.length : 0), 0)).toBe(original.length);
-    // Narrowed to 2P = 192 columns, not the 1024 the original would fill: each code point of the
-    // run costs a few hundred cells, not a few thousand.
+    // Narrowed to 2P = 192 columns after 2 lines (~1.6 rows of 193 cells per code point: each is
+    // aligned again after the commit before it), then to P/2 = 48 after 4L = 32 lines: on average
+    // less than one 2P row per code point, against ~2 × 1,025 cells in the full window.
     const perCodePoint = cells / added.length;
-    expect(perCodePoint).toBeLessThan(3 * (2 * 96 + 1));
+    expect(perCodePoint).toBeLessThan(2 * 96 + 1);
+  });
+
+  it('[D18] an insert run shorter than 4L lines still finds an original that resumes past a short skipped block', () => {
+    const words = 'amber basil cedar delta ember fjord gable heron inlet juniper kestrel lagoon marsh nectar orchid pewter quartz raven sable thistle umber violet willow xenon yarrow zephyr acorn birch clover dune'.split(' ');
+    const original = Array.from({ length: 30 }, (_, i) => `  ${words[i]} = ${words[(i * 7 + 3) % 30]}.${words[(i * 11 + 5) % 30]}(${i * 37});\n`).join('');
+    const added = Array.from({ length: 24 }, (_, i) => `  total += tally(rows[${i % 13}], ${i * 7}); // #${i}\n`).join('');
+    // The model writes 24 new lines in place of the original's first 3 (82 characters: within
+    // the 2P window, past P/2), then goes on with the rest unchanged: one insert, one delete,
+    // the rest kept (give or take the line break the insert and the delete share).
+    const skipped = original.split('\n').slice(0, 3).join('\n').length + 1;
+    const text = added + original.slice(skipped);
+    for (const size of [4, 16, 160]) {
+      const ops = pushAll(new StreamingDiff(original, { maxPending: 96 }), text, size);
+      expect(applyOps(original, ops)).toBe(text);
+      expect(ops.map((op) => op.type).filter((type, i, all) => type !== all[i - 1])).toEqual(['insert', 'delete', 'keep']);
+      expect(ops.filter((op) => op.type === 'keep').reduce((n, op) => n + (op.type === 'keep' ? op.length : 0), 0)).toBeGreaterThanOrEqual(original.length - skipped);
+    }
   });
 });

@@ -26,8 +26,10 @@ export interface StreamingDiffStats {
   readonly traced: number;
 }
 
-/** [D18] Whole lines inserted in a row, with nothing of the original kept, that narrow the window. */
+/** [D18] Whole lines inserted in a row, with nothing of the original kept, that narrow the window to 2P. */
 const NARROW_AFTER_LINES = 2;
+/** [D18] An insert run this many lookaheads long (4L lines) narrows the window again, to P/2. */
+const LONG_RUN_LOOKAHEADS = 4;
 
 // Evidence for a jump past the window; never more than half of what pending text can hold.
 const resyncRule = (maxPending: number): RepeatRule => ({ lines: 4, solid: Math.min(160, maxPending >> 1), reach: 1 << 16 });
@@ -67,6 +69,7 @@ export class StreamingDiff {
   private insertedLines = 0;
   private compared = 0;
   private done = false;
+  private readonly windowSize: number;
 
   constructor(
     private readonly original: string,
@@ -82,7 +85,8 @@ export class StreamingDiff {
     if (!Number.isInteger(this.lookaheadLines) || this.lookaheadLines < 0) {
       throw new RangeError('lookaheadLines must be a non-negative integer');
     }
-    this.aligner = new Aligner(original, windowSize, 2 * this.maxPending);
+    this.windowSize = windowSize;
+    this.aligner = new Aligner(original, windowSize);
   }
 
   get stats(): StreamingDiffStats {
@@ -151,8 +155,20 @@ export class StreamingDiff {
       this.insertedLines = 0;
     }
     this.pending.splice(0, rows);
-    this.aligner.reset(origin, this.insertedLines >= NARROW_AFTER_LINES);
+    this.aligner.reset(origin, this.runWindow());
     this.run = startRun(origin.offset);
+  }
+
+  /**
+   * [D18] The window for the insert run so far: W; 2P once 2 whole lines were inserted in a row;
+   * P/2 (at least 16) once 4L were — by then the model is writing a block of its own, and the
+   * original it comes back to is usually at the cursor (or far enough ahead that only [D10]
+   * could find it anyway).
+   */
+  private runWindow(): number {
+    if (this.insertedLines >= Math.max(NARROW_AFTER_LINES + 1, LONG_RUN_LOOKAHEADS * this.lookaheadLines)) return Math.max(16, this.maxPending >> 1);
+    if (this.insertedLines >= NARROW_AFTER_LINES) return 2 * this.maxPending;
+    return this.windowSize;
   }
 
   private settle(sink: OpSink): void {
