@@ -45,7 +45,7 @@ export const b2CpuPerToken: Benchmark = {
       ChildHost.start('gateway', { providerBaseUrl: provider.url }),
       ChildHost.start('relay', { providerBaseUrl: provider.url }),
     ]);
-    ctx.log(`${reps} alternating repetitions per arm and rate, ${seconds} s of tokens each`);
+    ctx.log(`${reps} repetitions per arm and rate, arms shuffled in each, ${seconds} s of tokens each`);
     const results: Array<{ rate: number; arm: Arm; reps: Rep[] }> = [];
     for (const rate of rates) {
       const tokens = Math.round(rate * seconds);
