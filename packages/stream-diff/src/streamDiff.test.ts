@@ -143,6 +143,26 @@ describe('StreamingDiff — rules', () => {
     expect(count(all, 'delete')).toBe(block.length);
   });
 
+  it('[D10] with a small P (the gateway uses 96), a rewrite of the top of a function keeps its unchanged bottom', () => {
+    const words = 'amber basil cedar delta ember fjord gable heron inlet juniper kestrel lagoon marsh nectar orchid pewter quartz raven sable thistle umber violet willow xenon yarrow zephyr acorn birch clover dune'.split(' ');
+    const line = (i: number) => `  const ${words[i % 30]}${i} = ${words[(i * 7 + 3) % 30]}.${words[(i * 11 + 5) % 30]}(${i * 37});\n`;
+    const original = Array.from({ length: 30 }, (_, i) => line(i)).join('');
+    // 40 new lines in place of the first 10 (358 code points, far past the window and more than
+    // inserting P code points would cost to delete), then the other 20 unchanged: P = 96 holds
+    // about two of these lines, never the four [D10] asks of a larger P.
+    const fresh = Array.from({ length: 40 }, (_, i) => `  let total${i} = await fetchRows(${i}, { limit: ${i * 5} });\n`).join('');
+    const tail = Array.from({ length: 20 }, (_, i) => line(i + 10)).join('');
+    // At the seam the first line may keep the indentation and keyword it shares with the first
+    // deleted line (the alignment sees that before the repeat has its evidence): about that one
+    // line is rewritten instead of kept. Before, all 20 lines were (a 30-character keep).
+    for (const size of [4, 16, 160]) {
+      const ops = pushAll(new StreamingDiff(original, { maxPending: 96 }), fresh + tail, size);
+      expect(applyOps(original, ops)).toBe(fresh + tail);
+      expect(count(ops, 'keep')).toBeGreaterThanOrEqual(tail.length - 2 * line(10).length);
+      expect(count(ops, 'insert')).toBeLessThanOrEqual(fresh.length + 2 * line(10).length);
+    }
+  });
+
   it('[D10][D16] a short verbatim copy of later code is inserted, not taken for a deletion', () => {
     const body = Array.from({ length: 12 }, (_, i) => `  step${i}();\n`).join('');
     const copy = '  step3();\n  step4();\n';

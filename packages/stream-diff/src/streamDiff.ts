@@ -32,7 +32,7 @@ const NARROW_AFTER_LINES = 2;
 const LONG_RUN_LOOKAHEADS = 4;
 
 // Evidence for a jump past the window; never more than half of what pending text can hold.
-const resyncRule = (maxPending: number): RepeatRule => ({ lines: 4, solid: Math.min(160, maxPending >> 1), reach: 1 << 16 });
+const resyncRule = (maxPending: number): RepeatRule => ({ lines: maxPending >= 256 ? 4 : 2, solid: Math.min(160, maxPending >> 1), reach: 1 << 16 });
 
 /**
  * Incremental, forward-only diff of a streamed rewrite against a known original.
