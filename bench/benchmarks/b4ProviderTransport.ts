@@ -103,6 +103,7 @@ export const b4ProviderTransport: Benchmark = {
     const reductionMean = 1 - ws.overheadMs.mean / sse.overheadMs.mean;
     const floor = { websocket: summarize(floors.ping), sse: summarize(floors.http) };
     const aboveFloor = { websocket: ws.overheadMs.p50 - floor.websocket.p50, sse: sse.overheadMs.p50 - floor.sse.p50 };
+    const shareAboveFloor = aboveFloor.websocket / Math.max(1e-9, aboveFloor.sse);
     return {
       tables: [
         {
@@ -111,7 +112,7 @@ export const b4ProviderTransport: Benchmark = {
           rows: [ws, sse].map((d) => [d.transport, d.overheadMs.n, d.overheadMs.p50, d.overheadMs.p95, d.overheadMs.p99, d.ttftMs.p50, d.ttftMs.p99, d.wallMs.p50, d.firstTurnOverheadMs.p50, d.requestBytes, floor[d.transport].p50, aboveFloor[d.transport]]),
           notes: [
             `floor = one round trip between the same two processes and nothing else: WebSocket ping → pong (p50 ${floor.websocket.p50.toFixed(3)}, p99 ${floor.websocket.p99.toFixed(3)} ms) for the WebSocket turns, an HTTP request → empty 404 on a keep-alive connection (p50 ${floor.sse.p50.toFixed(3)}, p99 ${floor.sse.p99.toFixed(3)} ms) for SSE.`,
-            `over the floors the WebSocket turn costs ${(aboveFloor.websocket / Math.max(1e-9, aboveFloor.sse) * 100).toFixed(0)}% of what the SSE turn does (${(1 - aboveFloor.websocket / Math.max(1e-9, aboveFloor.sse)) >= 0 ? ((1 - aboveFloor.websocket / Math.max(1e-9, aboveFloor.sse)) * 100).toFixed(0) : 0}% less): the request and parsing work each transport adds to its round trip.`,
+            `over the floors the WebSocket turn costs ${(shareAboveFloor * 100).toFixed(0)}% of what the SSE turn does: the request and parsing work each transport adds to its round trip.`,
             'overhead = wall (request → done event) − streaming span (first → last text delta) = TTFT + the tail after the last token.',
             `WebSocket/SSE overhead ratio p50 ${(ws.overheadMs.p50 / sse.overheadMs.p50).toFixed(2)}, TTFT ratio p50 ${(ws.ttftMs.p50 / sse.ttftMs.p50).toFixed(2)}.`,
             'request bytes: WebSocket turns send only the new messages with previous_response_id; SSE (store: false) resends the conversation.',
