@@ -161,6 +161,16 @@ describe('StreamingDiff — rules', () => {
       expect(count(ops, 'keep')).toBeGreaterThanOrEqual(tail.length - 2 * line(10).length);
       expect(count(ops, 'insert')).toBeLessThanOrEqual(fresh.length + 2 * line(10).length);
     }
+    // When that line is still pending as the resync finds the next one, it is taken back: with
+    // 15 new lines every unchanged line is kept, whatever the chunking (the seam may keep the
+    // first deleted line's "  const " in place of the resumed line's own: the same text).
+    const shorter = fresh.split('\n').slice(0, 15).join('\n') + '\n';
+    for (const size of [4, 16, 160]) {
+      const ops = pushAll(new StreamingDiff(original, { maxPending: 96 }), shorter + tail, size);
+      expect(applyOps(original, ops)).toBe(shorter + tail);
+      expect(count(ops, 'keep')).toBeGreaterThanOrEqual(tail.length - '  const '.length);
+      expect(count(ops, 'insert')).toBeLessThanOrEqual(shorter.length + '  const '.length);
+    }
   });
 
   it('[D10][D16] a short verbatim copy of later code is inserted, not taken for a deletion', () => {

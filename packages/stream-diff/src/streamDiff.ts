@@ -234,14 +234,44 @@ export class StreamingDiff {
       const found = findRepeat(this.original, p, a, e, at, resyncRule(this.maxPending));
       this.compared += found.work;
       if (found.at < 0) continue;
-      const origin = al.emit(path, x, p, sink);
-      sink.delete(found.at - origin.offset);
-      const state = found.at > origin.offset ? DEL : origin.state;
-      this.moveTo({ offset: found.at, state, prevChar: LF, blankLine: true }, a);
+      // The repeat may begin a line or more earlier: a line the alignment did not insert whole
+      // (it kept the indentation and keyword it shares with the deleted text) is taken back
+      // when it repeats the original line before the one found.
+      let [start, to] = [a, found.at];
+      for (const first = al.row(path[upto]!); start > first; ) {
+        let from = start - 1;
+        while (from > first && p[from - 1] !== LF) from--;
+        const lineStart = from === 0 ? al.at.prevChar === LF : p[from - 1] === LF;
+        const back = lineStart ? this.lineBefore(to) : -1;
+        if (back < 0 || !this.repeats(from, start, back, to) || al.offsetOf(path[Math.max(upto, reach(from))]!) > back) break;
+        [start, to] = [from, back];
+      }
+      const origin = al.emit(path, Math.max(upto, reach(start)), p, sink);
+      sink.delete(to - origin.offset);
+      const state = to > origin.offset ? DEL : origin.state;
+      this.moveTo({ offset: to, state, prevChar: LF, blankLine: true }, start);
       this.fastForward(sink);
       return true;
     }
     return false;
+  }
+
+  /** Where the original's line ending just before `offset` (a line start) begins; -1 if none. */
+  private lineBefore(offset: number): number {
+    if (offset === 0 || this.original.charCodeAt(offset - 1) !== LF) return -1;
+    return offset < 2 ? 0 : this.original.lastIndexOf('\n', offset - 2) + 1;
+  }
+
+  /** Whether pending code points [a, e) are the original's code units [from, to) verbatim. */
+  private repeats(a: number, e: number, from: number, to: number): boolean {
+    let off = from;
+    for (let k = a; k < e; k++) {
+      const cp = off < to ? this.original.codePointAt(off)! : -1;
+      this.compared++;
+      if (cp !== this.pending[k]) return false;
+      off += cp > 0xffff ? 2 : 1;
+    }
+    return off === to;
   }
 
   /**
