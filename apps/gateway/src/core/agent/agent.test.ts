@@ -333,6 +333,34 @@ describe('agent inline edits', () => {
     expect(textOfTurn(turnId)).not.toContain('bob');
   });
 
+  it('a rewrite of the top of a function that keeps the rest: one hunk, the rest untouched', async () => {
+    const words = 'amber basil cedar delta ember fjord gable heron inlet juniper kestrel lagoon marsh nectar orchid pewter quartz raven sable thistle umber violet willow xenon yarrow zephyr acorn birch clover dune'.split(' ');
+    const line = (i: number) => `  const ${words[i % 30]}${i} = ${words[(i * 7 + 3) % 30]}.${words[(i * 11 + 5) % 30]}(${i * 37});\n`;
+    const body = Array.from({ length: 30 }, (_, i) => line(i)).join('');
+    const ctx = setup({ 'src/math.ts': body });
+    const turnId = await promptTurn(ctx, 0, body.length);
+    // The model replaces the first 10 lines (358 characters) with 40 of its own, then writes the
+    // other 20 as they were, a few lines per flush.
+    const fresh = Array.from({ length: 40 }, (_, i) => `  let total${i} = await fetchRows(${i}, { limit: ${i * 5} });\n`);
+    const rest = Array.from({ length: 20 }, (_, i) => line(i + 10));
+    const lines = [...fresh, ...rest];
+    for (let i = 0; i < lines.length; i += 3) {
+      ctx.provider.emit(lines.slice(i, i + 3).join(''));
+      await step(ctx);
+    }
+    ctx.provider.end();
+    await step(ctx);
+    await step(ctx);
+    expect(ctx.bobText.toString()).toBe(lines.join(''));
+    const hunks = viewHunks(ctx.bob.openDoc(ctx.fileId).doc, ctx.bobText, (r) => r.turnId === turnId);
+    // One change, and the 20 unchanged lines are the original's characters, not a re-insert
+    // (give or take the seam line, which may keep the deleted line's indentation and keyword).
+    expect(hunks).toHaveLength(1);
+    expect(hunks[0]!.record.original.length).toBeLessThanOrEqual(body.length - rest.join('').length + line(10).length);
+    const keptBottom = idRunsOf(ctx.bobText, ctx.bobText.length - rest.slice(1).join('').length, ctx.bobText.length);
+    expect(keptBottom.every((run) => run.client !== ctx.bob.turns.get(turnId)?.agentClient)).toBe(true);
+  });
+
   it('a rewrite streamed over many flushes is one Yjs item in the text, not one per flush', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, 0, original.length);
