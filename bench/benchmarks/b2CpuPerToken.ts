@@ -3,12 +3,12 @@
  * raw `ws` relay that forwards every provider delta to the browser socket. Both stream from the
  * same paced provider (Chat Completions SSE) in its own process; each server runs in its own
  * process and its process.cpuUsage() is read just before the prompt and just after the client
- * saw the end, over a fixed token count. Repetitions alternate between the arms.
+ * saw the end, over a fixed token count. Each repetition runs every arm, in shuffled order.
  * Two gateway arms: "insert" writes into an empty file (nothing for the stream-diff to align),
  * "rewrite" replaces B5's 10-line function with the stream (the diff aligns every line against
  * what is left of the original before it lets it through).
  */
-import { benchFileText, benchRegionLines, benchRegionStartLine } from '../browser/src/benchFile';
+import { benchFileText, benchRegion } from '../browser/src/benchFile';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
 import { cpuDelta } from '../lib/cpuDelta';
@@ -21,8 +21,7 @@ type Arm = 'gateway' | 'gateway, rewrite' | 'raw ws relay';
 
 /** The file and region of the rewrite arm: B5's 400-line file, its 10-line function at line 20. */
 const rewriteFile = benchFileText(400);
-const lineStarts = rewriteFile.split('\n').reduce<number[]>((starts, line) => [...starts, starts[starts.length - 1]! + line.length + 1], [0]);
-const rewriteRegion = { anchor: lineStarts[benchRegionStartLine - 1]!, head: lineStarts[benchRegionStartLine - 1 + benchRegionLines]! };
+const rewriteRegion = benchRegion(rewriteFile);
 
 interface Rep {
   cpuUsPerToken: number;

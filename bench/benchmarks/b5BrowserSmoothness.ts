@@ -17,7 +17,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { benchFileText, benchRegionLines, benchRegionStartLine } from '../browser/src/benchFile';
+import { benchFileText, benchRegion } from '../browser/src/benchFile';
 import type { Benchmark, BenchReport, TargetCheck } from '../lib/Benchmark';
 import { ensureBuilt, ideWebRoot, launchProbedBrowser, profileDir, profilePage, profiling, serveControls, waitForQuiet, type PageProfile } from '../lib/browserHarness';
 import type { ProbeData } from '../lib/browserProbe';
@@ -199,14 +199,13 @@ async function runFlint(page: Page, gateway: ChildHost, lines: number, tokens: n
     await page.locator('[data-testid="tree-item"][data-path="main.ts"]').click();
     await page.locator('[data-testid="editor"] .view-lines').waitFor();
     await placeCaretOnLine3(page);
-    const lineOffsets = fileText.split('\n').map((line) => line.length + 1);
-    const offsetOfLine = (line: number) => lineOffsets.slice(0, line - 1).reduce((a, b) => a + b, 0);
+    const region = benchRegion(fileText);
     /** The agent rewrites lines 20-29 while the user types; resolves with the finished turn's id. */
     const rewriteWhileTyping = async (): Promise<string> => {
       const result = await client.prompt({
         fileId,
-        anchor: offsetOfLine(benchRegionStartLine),
-        head: offsetOfLine(benchRegionStartLine + benchRegionLines),
+        anchor: region.anchor,
+        head: region.head,
         instruction: 'rewrite this function',
       });
       if (!result.ok || !result.turnId) throw new Error(`prompt refused: ${JSON.stringify(result)}`);

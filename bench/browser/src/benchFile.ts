@@ -7,6 +7,13 @@ export const benchRegionStartLine = 20;
 /** The region the agent rewrites: lines benchRegionStartLine … +regionLines - 1. */
 export const benchRegionLines = 10;
 
+/** Where the agent's region starts and ends in `text` (a `benchFileText`), as offsets. */
+export function benchRegion(text: string): { anchor: number; head: number } {
+  const lineStarts = [0];
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineStarts.push(at + 1);
+  return { anchor: lineStarts[benchRegionStartLine - 1]!, head: lineStarts[benchRegionStartLine - 1 + benchRegionLines]! };
+}
+
 export function benchFileText(lines: number): string {
   const out: string[] = ['// B5 benchmark file', 'import { weigh } from "./weigh";', ''];
   for (let i = out.length; i < lines; i++) {
