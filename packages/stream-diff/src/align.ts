@@ -155,11 +155,10 @@ export class Aligner {
   }
 
   private window(): void {
-    const { original, origin } = this;
-    const cap = this.limit;
+    const { original, origin, limit } = this;
     let off = origin.offset;
     let j = 0;
-    while (j < cap && off < original.length) {
+    while (j < limit && off < original.length) {
       const cp = original.codePointAt(off)!;
       off += cp > 0xffff ? 2 : 1;
       this.w[++j] = cp;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chunk, codeLine, codeText, count, int, mulberry32, mutate, stream, type Rng } from './testGen';
+import { chunk, codeLine, codeText, count, distinctLine as line, int, mulberry32, mutate, stream, type Rng } from './testGen';
 
 const SEED = Number(process.env.SEED ?? 0x5eed);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
@@ -144,8 +144,6 @@ describe('StreamingDiff — rules', () => {
   });
 
   it('[D10] with a small P (the gateway uses 96), a rewrite of the top of a function keeps its unchanged bottom', () => {
-    const words = 'amber basil cedar delta ember fjord gable heron inlet juniper kestrel lagoon marsh nectar orchid pewter quartz raven sable thistle umber violet willow xenon yarrow zephyr acorn birch clover dune'.split(' ');
-    const line = (i: number) => `  const ${words[i % 30]}${i} = ${words[(i * 7 + 3) % 30]}.${words[(i * 11 + 5) % 30]}(${i * 37});\n`;
     const original = Array.from({ length: 30 }, (_, i) => line(i)).join('');
     // 40 new lines in place of the first 10 (358 code points, far past the window and more than
     // inserting P code points would cost to delete), then the other 20 unchanged: P = 96 holds
@@ -315,10 +313,9 @@ describe('insert runs', () => {
   });
 
   it('[D18] an insert run shorter than 4L lines still finds an original that resumes past a short skipped block', () => {
-    const words = 'amber basil cedar delta ember fjord gable heron inlet juniper kestrel lagoon marsh nectar orchid pewter quartz raven sable thistle umber violet willow xenon yarrow zephyr acorn birch clover dune'.split(' ');
-    const original = Array.from({ length: 30 }, (_, i) => `  ${words[i]} = ${words[(i * 7 + 3) % 30]}.${words[(i * 11 + 5) % 30]}(${i * 37});\n`).join('');
+    const original = Array.from({ length: 30 }, (_, i) => line(i)).join('');
     const added = Array.from({ length: 24 }, (_, i) => `  total += tally(rows[${i % 13}], ${i * 7}); // #${i}\n`).join('');
-    // The model writes 24 new lines in place of the original's first 3 (82 characters: within
+    // The model writes 24 new lines in place of the original's first 3 (104 characters: within
     // the 2P window, past P/2), then goes on with the rest unchanged: one insert, one delete,
     // the rest kept (give or take the line break the insert and the delete share).
     const skipped = original.split('\n').slice(0, 3).join('\n').length + 1;

@@ -2,7 +2,7 @@ import { Aligner, type Origin } from './align';
 import { commonPrefix, finalPath } from './converge';
 import { BEAM, DEL, INS, KEEP, LF } from './costs';
 import { OpSink, type DiffOp } from './ops';
-import { afterLines, extendRun, findRepeat, startRun, type RepeatRule, type Run } from './verbatim';
+import { afterLines, extendRun, findRepeat, lineBefore, repeatsLine, startRun, type RepeatRule, type Run } from './verbatim';
 
 export { applyOps, type DiffOp } from './ops';
 
@@ -242,8 +242,10 @@ export class StreamingDiff {
         let from = start - 1;
         while (from > first && p[from - 1] !== LF) from--;
         const lineStart = from === 0 ? al.at.prevChar === LF : p[from - 1] === LF;
-        const back = lineStart ? this.lineBefore(to) : -1;
-        if (back < 0 || !this.repeats(from, start, back, to) || al.offsetOf(path[Math.max(upto, reach(from))]!) > back) break;
+        const back = lineStart ? lineBefore(this.original, to) : -1;
+        if (back < 0 || al.offsetOf(path[Math.max(upto, reach(from))]!) > back) break;
+        this.compared += start - from;
+        if (!repeatsLine(this.original, p, from, start, back, to)) break;
         [start, to] = [from, back];
       }
       const origin = al.emit(path, Math.max(upto, reach(start)), p, sink);
@@ -254,24 +256,6 @@ export class StreamingDiff {
       return true;
     }
     return false;
-  }
-
-  /** Where the original's line ending just before `offset` (a line start) begins; -1 if none. */
-  private lineBefore(offset: number): number {
-    if (offset === 0 || this.original.charCodeAt(offset - 1) !== LF) return -1;
-    return offset < 2 ? 0 : this.original.lastIndexOf('\n', offset - 2) + 1;
-  }
-
-  /** Whether pending code points [a, e) are the original's code units [from, to) verbatim. */
-  private repeats(a: number, e: number, from: number, to: number): boolean {
-    let off = from;
-    for (let k = a; k < e; k++) {
-      const cp = off < to ? this.original.codePointAt(off)! : -1;
-      this.compared++;
-      if (cp !== this.pending[k]) return false;
-      off += cp > 0xffff ? 2 : 1;
-    }
-    return off === to;
   }
 
   /**

@@ -134,3 +134,9 @@ export function stream(original: string, chunks: readonly string[], options: Str
 
 export const count = (ops: readonly DiffOp[], type: DiffOp['type']): number =>
   ops.reduce((n, op) => n + (op.type !== type ? 0 : op.type === 'insert' ? op.text.length : op.length), 0);
+
+const NAMES = 'amber basil cedar delta ember fjord gable heron inlet juniper kestrel lagoon marsh nectar orchid pewter quartz raven sable thistle umber violet willow xenon yarrow zephyr acorn birch clover dune'.split(' ');
+
+/** Line `i` of code whose lines share only their indentation, `const` and punctuation. */
+export const distinctLine = (i: number): string =>
+  `  const ${NAMES[i % 30]}${i} = ${NAMES[(i * 7 + 3) % 30]}.${NAMES[(i * 11 + 5) % 30]}(${i * 37});\n`;

@@ -82,3 +82,20 @@ export function findRepeat(
   }
   return { at: -1, work };
 }
+
+/** Where the original's line that ends just before `offset` (a line start) begins; -1 if none. */
+export function lineBefore(original: string, offset: number): number {
+  if (offset === 0 || original.charCodeAt(offset - 1) !== LF) return -1;
+  return offset < 2 ? 0 : original.lastIndexOf('\n', offset - 2) + 1;
+}
+
+/** Whether the pending code points `p[a..e)` are the original's code units `[from, to)` verbatim. */
+export function repeatsLine(original: string, p: readonly number[], a: number, e: number, from: number, to: number): boolean {
+  let off = from;
+  for (let k = a; k < e; k++) {
+    const cp = off < to ? original.codePointAt(off)! : -1;
+    if (cp !== p[k]) return false;
+    off += cp > 0xffff ? 2 : 1;
+  }
+  return off === to;
+}
