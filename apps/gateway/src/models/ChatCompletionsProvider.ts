@@ -17,8 +17,9 @@ import {
 import { readChatChunk } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
-import { keepAliveAgentFor, SseStream } from './SseStream';
-import { TextRun } from './TextRun';
+import { EventQueue } from './EventQueue';
+import { keepAliveAgentFor, SseStream, type SseReader } from './SseStream';
+import { mergeText, TextRun } from './TextRun';
 
 export interface ChatCompletionsOptions {
   /** e.g. "https://api.cerebras.ai/v1", "http://127.0.0.1:8080/v1"; `/chat/completions` is appended. */
@@ -67,12 +68,12 @@ export class ChatCompletionsProvider implements ModelProvider {
     if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
   }
 
-  stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
     return this.run(this.url, this.body(request), signal, readChatChunk);
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
-  completePrompt(request: PromptRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+  completePrompt(request: PromptRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
     const body: Record<string, unknown> = {
       model: request.model,
       prompt: request.prompt,
@@ -86,7 +87,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   /** llama-server's `/infill`: the server applies the model's own FIM tokens and repo format. */
-  infill(prefix: string, suffix: string, request: InfillRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
+  infill(prefix: string, suffix: string, request: InfillRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
     if (!this.infillUrl) return notConfigured(this.name);
     const body: Record<string, unknown> = {
       input_prefix: prefix,
@@ -108,61 +109,90 @@ export class ChatCompletionsProvider implements ModelProvider {
     this.infillAgent?.destroy();
   }
 
-  /** One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. */
-  private async *run(url: URL, body: unknown, signal: AbortSignal, read: (data: string) => CompletionChunk | null): AsyncGenerator<ModelEvent, void, undefined> {
-    const stream = await SseStream.open({
-      url,
-      headers: this.headers,
-      body,
-      agent: url === this.infillUrl && this.infillAgent ? this.infillAgent : this.agent,
-      signal,
-      idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
-      provider: this.name,
-    });
-    if (!stream) return;
+  /**
+   * One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. Events
+   * are decoded in the socket's callback and queued (no async step per layer, see EventQueue).
+   */
+  private run(url: URL, body: unknown, signal: AbortSignal, read: (data: string) => CompletionChunk | null): AsyncIterableIterator<ModelEvent> {
+    let stream: SseStream | null = null;
     let finished = false;
-    try {
-      let finishReason: FinishReason | null = null;
-      let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
-      const text = new TextRun();
-      for await (const batch of stream.batches()) {
+    const queue: EventQueue<ModelEvent> = new EventQueue({
+      signal,
+      merge: mergeText,
+      start: () => {
+        SseStream.open({
+          url,
+          headers: this.headers,
+          body,
+          agent: url === this.infillUrl && this.infillAgent ? this.infillAgent : this.agent,
+          signal,
+          idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
+          provider: this.name,
+        }).then((opened) => {
+          stream = opened;
+          if (!opened) return queue.end();
+          if (queue.isClosed) return opened.destroy(); // the consumer stopped while it opened
+          opened.read(this.reader(opened, queue, signal, read, () => (finished = true)));
+        }, (error: unknown) => queue.fail(error));
+      },
+      stop: () => {
+        // The consumer stopped early: an answer read to its end returns its socket to the pool.
+        if (finished) void stream?.finish();
+        else stream?.destroy();
+      },
+    });
+    return queue;
+  }
+
+  private reader(stream: SseStream, queue: EventQueue<ModelEvent>, signal: AbortSignal, read: (data: string) => CompletionChunk | null, onFinished: () => void): SseReader {
+    let finishReason: FinishReason | null = null;
+    let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
+    const text = new TextRun();
+    const pushText = () => {
+      const event = text.take();
+      if (event) queue.push(event);
+    };
+    const complete = () => {
+      onFinished();
+      pushText();
+      if (usage) queue.push(usage);
+      queue.push({ type: 'done', finishReason: finishReason ?? 'stop' });
+      // The iteration ends once the socket is back in the pool: the next request finds it idle.
+      void stream.finish().then(() => queue.end());
+    };
+    return {
+      events: (batch) => {
         for (const event of batch) {
           const chunk = read(event.data);
           if (chunk === null || chunk.error !== null) {
             // What arrived before the bad event is the model's text: deliver it, then fail.
-            yield* text.flush();
-            if (chunk === null) throw new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name);
-            throw providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name);
+            pushText();
+            stream.destroy();
+            queue.fail(
+              chunk === null
+                ? new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name)
+                : providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name),
+            );
+            return;
           }
           if (chunk.text) text.add(chunk.text);
           if (chunk.finishReason) finishReason = chunk.finishReason;
           if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
-          if (chunk.final) {
-            finished = true;
-            break;
-          }
+          if (chunk.final) return complete();
         }
-        yield* text.flush();
-        if (signal.aborted) return;
-        if (finished) break;
-      }
-      if (signal.aborted) return;
-      // Some servers end the body without `[DONE]`; a finish reason still proves it completed.
-      if (!finished && finishReason === null) {
-        throw new ProviderError('network', `${this.name}: the stream ended before the model finished — try again.`, null, this.name);
-      }
-      finished = true;
-      if (usage) {
-        yield usage;
-        if (signal.aborted) return;
-      }
-      yield { type: 'done', finishReason: finishReason ?? 'stop' };
-      // Only after `done` is delivered: the next request finds this socket back in the pool.
-      await stream.finish();
-    } finally {
-      if (finished) void stream.finish();
-      else stream.destroy();
-    }
+        pushText();
+      },
+      end: () => {
+        if (signal.aborted) return queue.end();
+        // Some servers end the body without `[DONE]`; a finish reason still proves it completed.
+        if (finishReason !== null) return complete();
+        queue.fail(new ProviderError('network', `${this.name}: the stream ended before the model finished — try again.`, null, this.name));
+      },
+      fail: (error) => {
+        pushText();
+        queue.fail(error);
+      },
+    };
   }
 
   private body(request: ModelRequest): Record<string, unknown> {

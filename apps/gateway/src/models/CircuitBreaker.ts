@@ -107,30 +107,7 @@ export function withCircuitBreaker(
   options: CircuitBreakerOptions,
 ): ModelProvider & { readonly breaker: CircuitBreaker } {
   const breaker = new CircuitBreaker({ name: provider.kind, ...options });
-  async function* guarded(signal: AbortSignal, open: () => AsyncIterable<ModelEvent>): AsyncGenerator<ModelEvent, void, undefined> {
-    if (signal.aborted) return;
-    breaker.admit();
-    let answered = false;
-    let settled = false;
-    try {
-      for await (const event of open()) {
-        // Health is judged at the first event, not at `done`: a long generation must not hold
-        // the half-open circuit (and every other caller) for its whole duration.
-        if (!answered) {
-          answered = true;
-          breaker.onSuccess();
-        }
-        yield event;
-      }
-    } catch (error) {
-      settled = true;
-      if (error instanceof ProviderError) breaker.onFailure(error);
-      else breaker.onAbandon();
-      throw error;
-    } finally {
-      if (!answered && !settled) breaker.onAbandon();
-    }
-  }
+  const guarded = (signal: AbortSignal, open: () => AsyncIterable<ModelEvent>) => new GuardedStream(breaker, signal, open);
   const wrapped: ModelProvider & { readonly breaker: CircuitBreaker } = {
     kind: provider.kind,
     breaker,
@@ -148,4 +125,76 @@ export function withCircuitBreaker(
       guarded(signal, () => infill(prefix, suffix, request, signal));
   }
   return wrapped;
+}
+
+/**
+ * One stream through the breaker: admitted at the first `next()`; healthy at its first event (a
+ * long generation must not hold the half-open circuit, and every other caller, for its whole
+ * duration); a ProviderError is a failure; anything else, or an end before any event, says
+ * nothing about health. An iterator rather than an async generator: a generator's every `yield`
+ * would add promise hops to every network read (see EventQueue).
+ */
+class GuardedStream implements AsyncIterableIterator<ModelEvent> {
+  private inner: AsyncIterator<ModelEvent> | null = null;
+  private answered = false;
+  private done = false;
+
+  constructor(
+    private readonly breaker: CircuitBreaker,
+    private readonly signal: AbortSignal,
+    private readonly open: () => AsyncIterable<ModelEvent>,
+  ) {}
+
+  next(): Promise<IteratorResult<ModelEvent, undefined>> {
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    if (!this.inner) {
+      if (this.signal.aborted) return this.finish();
+      try {
+        this.breaker.admit();
+      } catch (error) {
+        this.done = true;
+        return Promise.reject(error);
+      }
+      this.inner = this.open()[Symbol.asyncIterator]();
+    }
+    return this.inner.next().then(this.onResult, this.onError);
+  }
+
+  return(): Promise<IteratorResult<ModelEvent, undefined>> {
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    const inner = this.inner;
+    void this.finish();
+    return inner?.return ? inner.return().then(() => ({ value: undefined, done: true })) : Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private readonly onResult = (result: IteratorResult<ModelEvent>): IteratorResult<ModelEvent, undefined> => {
+    if (result.done) return this.finishResult();
+    if (!this.answered) {
+      this.answered = true;
+      this.breaker.onSuccess();
+    }
+    return result;
+  };
+
+  private readonly onError = (error: unknown): never => {
+    this.done = true;
+    if (error instanceof ProviderError) this.breaker.onFailure(error);
+    else this.breaker.onAbandon();
+    throw error;
+  };
+
+  /** Ended without an error: unless an event came, the stream said nothing about health. */
+  private finishResult(): IteratorResult<ModelEvent, undefined> {
+    if (!this.done && !this.answered && this.inner) this.breaker.onAbandon();
+    this.done = true;
+    return { value: undefined, done: true };
+  }
+
+  private finish(): Promise<IteratorResult<ModelEvent, undefined>> {
+    return Promise.resolve(this.finishResult());
+  }
 }

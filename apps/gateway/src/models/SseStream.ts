@@ -7,6 +7,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { ProviderError } from './ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
+import { EventQueue } from './EventQueue';
 import { SseDecoder, type SseEvent } from './SseDecoder';
 
 export interface SseRequest {
@@ -38,6 +39,8 @@ export class SseStream {
   private idleTimer: NodeJS.Timeout | null = null;
   private requestClosed = false;
   private finishing: Promise<void> | null = null;
+  /** Detaches `read`'s listeners (and the idle timer): set while a read is attached. */
+  private stopReading: () => void = () => this.disarmIdleTimer();
 
   private constructor(
     private readonly request: SseRequest,
@@ -147,29 +150,63 @@ export class SseStream {
   }
 
   /**
-   * The decoded events, one array per network read: a fast stream's read holds many events, and
-   * a caller that handles them together pays one async step per read, not per event. Ends when
-   * the server ends the response; throws `network` on a reset or the idle timeout; ends quietly
-   * once the signal aborts.
+   * Reads the response, pushing its decoded events to `reader` one array per network read (a
+   * fast stream's read holds many events: a caller handles them together). Ends when the server
+   * ends the response; fails with `network` on a reset, a body cut short or the idle timeout;
+   * ends quietly once the signal aborts. Stops delivering at `finish()`. A callback that throws
+   * destroys the response and fails the read with what it threw.
    */
-  async *batches(): AsyncGenerator<SseEvent[], void, undefined> {
-    this.armIdleTimer();
-    try {
-      // Not destroyed when the caller stops at its final event: `finish()` or `destroy()` decides
-      // the socket's fate.
-      for await (const chunk of this.res.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-        this.lastByteAt = performance.now();
-        const events = this.decoder.push(chunk);
-        if (events.length > 0) yield events;
+  read(reader: SseReader): void {
+    const res = this.res;
+    let settled = false;
+    const settle = (error: unknown, thrownByReader = false): void => {
+      if (settled) return;
+      settled = true;
+      this.stopReading();
+      if (this.request.signal.aborted) return reader.end();
+      if (error === null) {
+        this.decoder.end();
+        return reader.end();
       }
-      this.decoder.end();
-    } catch (error) {
-      if (this.request.signal.aborted) return;
-      if (error instanceof ProviderError) throw error;
-      throw transportError(this.request.provider, 'the connection broke mid-stream');
-    } finally {
+      if (thrownByReader || error instanceof ProviderError) return reader.fail(error);
+      reader.fail(transportError(this.request.provider, 'the connection broke mid-stream'));
+    };
+    const onData = (chunk: Buffer): void => {
+      this.lastByteAt = performance.now();
+      const events = this.decoder.push(chunk);
+      if (events.length === 0) return;
+      try {
+        reader.events(events);
+      } catch (error) {
+        this.destroy();
+        settle(error, true);
+      }
+    };
+    const onEnd = (): void => settle(null);
+    const onError = (error: unknown): void => settle(error);
+    const onClose = (): void => settle(res.complete ? null : new Error('the response closed before its end'));
+    res.on('data', onData);
+    res.on('end', onEnd);
+    res.on('error', onError);
+    res.on('close', onClose);
+    this.stopReading = () => {
+      settled = true;
+      res.off('data', onData);
+      res.off('end', onEnd);
+      res.off('error', onError);
+      res.off('close', onClose);
       this.disarmIdleTimer();
-    }
+    };
+    this.armIdleTimer();
+  }
+
+  /** `read` as an async iterator of the same batches, for callers written as generators. */
+  batches(): AsyncIterableIterator<SseEvent[]> {
+    const queue: EventQueue<SseEvent[]> = new EventQueue({
+      merge: (queued, next) => queued.concat(next),
+      start: () => this.read({ events: (batch) => queue.push(batch), end: () => queue.end(), fail: (error) => queue.fail(error) }),
+    });
+    return queue;
   }
 
   /**
@@ -179,7 +216,7 @@ export class SseStream {
    */
   finish(graceMs = 1_000): Promise<void> {
     this.request.signal.removeEventListener('abort', this.onAbort);
-    this.disarmIdleTimer();
+    this.stopReading();
     if (this.finishing) return this.finishing;
     if (this.requestClosed) return (this.finishing = Promise.resolve());
     this.finishing = new Promise<void>((resolve) => {
@@ -232,3 +269,13 @@ export class SseStream {
 }
 
 class StaleSocketError extends Error {}
+
+/** Where `SseStream.read` delivers; see there. */
+export interface SseReader {
+  /** The events one network read completed (never empty). */
+  events(batch: SseEvent[]): void;
+  /** The server ended the response, or the signal aborted. */
+  end(): void;
+  /** A `network` ProviderError, or what a callback threw. */
+  fail(error: unknown): void;
+}

@@ -15,11 +15,23 @@ export class TextRun {
     this.tokens++;
   }
 
-  *flush(): Generator<ModelEvent, void, undefined> {
-    if (this.tokens === 0) return;
+  /** The text gathered since the last take, as one event; null when there is none. */
+  take(): ModelEvent | null {
+    if (this.tokens === 0) return null;
     const event: ModelEvent = { type: 'text', text: this.text, tokens: this.tokens };
     this.text = '';
     this.tokens = 0;
-    yield event;
+    return event;
   }
+
+  *flush(): Generator<ModelEvent, void, undefined> {
+    const event = this.take();
+    if (event) yield event;
+  }
+}
+
+/** Two text events as one (`EventQueue`'s merge): text that waited together is taken together. */
+export function mergeText(queued: ModelEvent, next: ModelEvent): ModelEvent | null {
+  if (queued.type !== 'text' || next.type !== 'text') return null;
+  return { type: 'text', text: queued.text + next.text, tokens: (queued.tokens ?? 1) + (next.tokens ?? 1) };
 }
