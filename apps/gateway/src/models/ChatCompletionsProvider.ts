@@ -14,7 +14,7 @@ import {
   type ModelRequest,
   type PromptRequest,
 } from './ModelProvider';
-import { readChatChunk } from './chatChunk';
+import { chatChunkReader } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
@@ -69,7 +69,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
-    return this.run(this.url, this.body(request), signal, readChatChunk);
+    return this.run(this.url, this.body(request), signal, chatChunkReader());
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */

@@ -1,6 +1,6 @@
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseChatChunk, readChatChunk } from './chatChunk';
+import { chatChunkReader, parseChatChunk } from './chatChunk';
 
 const { seed, iterations } = propertyConfig(3000);
 
@@ -15,8 +15,9 @@ const openAiText = (content: string) =>
     usage: null,
   });
 
-describe('readChatChunk', () => {
+describe('chatChunkReader', () => {
   afterEach(() => vi.restoreAllMocks());
+  const readChatChunk = chatChunkReader();
 
   it('reads a text-only event without JSON.parse, escapes and all', () => {
     const parse = vi.spyOn(JSON, 'parse');
@@ -41,6 +42,15 @@ describe('readChatChunk', () => {
     const parse = vi.spyOn(JSON, 'parse');
     for (const data of events) expect(readChatChunk(data)?.text).toBe('x');
     expect(parse).not.toHaveBeenCalled();
+  });
+
+  it('checks a stream\'s envelope once, even while other streams with other ids interleave', () => {
+    const event = (id: string, content: string) => openAiText(content).replace('chatcmpl-1', id);
+    const streams = ['chatcmpl-a', 'chatcmpl-b', 'chatcmpl-c'].map((id) => ({ id, read: chatChunkReader() }));
+    for (const { id, read } of streams) expect(read(event(id, 'first'))?.text).toBe('first');
+    const test = vi.spyOn(RegExp.prototype, 'test');
+    for (let i = 0; i < 10; i++) for (const { id, read } of streams) expect(read(event(id, `t${i}`))?.text).toBe(`t${i}`);
+    expect(test).not.toHaveBeenCalled();
   });
 
   it('reads everything else in full: finish reason, usage, errors, [DONE], malformed JSON', () => {

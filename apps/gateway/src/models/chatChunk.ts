@@ -27,11 +27,15 @@ const textPrefix = new RegExp(String.raw`^\{(?:${field},)*"choices":\[\{(?:${fie
 const textSuffix = new RegExp(String.raw`^\}(?:,${field})*\}\](?:,${field})*\}$`);
 
 const actedOn = /"(?:finish_reason|usage|error)":(?!null)/;
+
 /** The last envelope (text before and after the content) found to be of a text-only chunk. */
-const accepted = { prefix: '', suffix: '' };
+interface Envelope {
+  prefix: string;
+  suffix: string;
+}
 
 /** The text of an event that carries only text, or null: parse it in full. */
-function textOnly(data: string): string | null {
+function textOnly(data: string, accepted: Envelope): string | null {
   // A stream repeats the same envelope around every token: checked once, then compared.
   let from: number;
   // (`slice` + `===` compares memory at once; `startsWith` went character by character, 2.5× slower.)
@@ -102,8 +106,16 @@ export function parseChatChunk(data: string): CompletionChunk | null {
   };
 }
 
-/** One event of a Chat Completions stream; null: not JSON (the caller's bad_response). */
-export function readChatChunk(data: string): CompletionChunk | null {
-  const text = textOnly(data);
-  return text === null ? parseChatChunk(data) : { text, finishReason: null, usage: null, final: false, error: null };
+/**
+ * A reader of one Chat Completions stream's events; null: not JSON (the caller's bad_response).
+ * One per stream: it remembers that stream's envelope (`id`, `created`, … repeat in every event,
+ * and differ between completions), so concurrent streams do not take turns evicting each other's
+ * and re-checking it with the regular expressions on every event.
+ */
+export function chatChunkReader(): (data: string) => CompletionChunk | null {
+  const accepted: Envelope = { prefix: '', suffix: '' };
+  return (data) => {
+    const text = textOnly(data, accepted);
+    return text === null ? parseChatChunk(data) : { text, finishReason: null, usage: null, final: false, error: null };
+  };
 }
