@@ -8,11 +8,15 @@ export interface ServerEnd {
   send(data: Uint8Array): void;
   close(code: number, reason: string): void;
   readonly isOpen: boolean;
+  /** Bytes sent and not yet delivered to the client: what a real socket's write buffer holds. */
+  readonly bufferedBytes: number;
 }
 
 export interface ServerHandlers {
   onMessage(data: Uint8Array): void;
   onClose(): void;
+  /** Everything queued for the client was delivered (a real socket's 'drain'). */
+  onDrain?(): void;
 }
 
 type Listener = (event: { data?: unknown; code?: number; reason?: string }) => void;
@@ -49,6 +53,12 @@ export class MemorySocketPair {
   readonly server: ServerEnd;
   closeCode: number | null = null;
   closeReason = '';
+  /**
+   * The client stopped reading (a slow network, a suspended tab): frames to it stay queued,
+   * and `bufferedBytes` grows, until this is cleared and the pair flushed.
+   */
+  stalled = false;
+  private queuedBytes = 0;
   private handlers: ServerHandlers | null = null;
   private opened = false;
   private closeDelivered = false;
@@ -58,13 +68,18 @@ export class MemorySocketPair {
     const pair = this;
     this.server = {
       send(data) {
-        if (pair.closeCode === null) pair.toClient.push(data.slice());
+        if (pair.closeCode !== null) return;
+        pair.toClient.push(data.slice());
+        pair.queuedBytes += data.byteLength;
       },
       close(code, reason) {
         pair.disconnect(code, reason);
       },
       get isOpen() {
         return pair.closeCode === null;
+      },
+      get bufferedBytes() {
+        return pair.queuedBytes;
       },
     };
   }
@@ -85,6 +100,7 @@ export class MemorySocketPair {
   /** Delivers queued frames both ways until nothing moves. Returns frames delivered. */
   flush(): number {
     let delivered = 0;
+    let drained = false;
     if (!this.opened && this.closeCode === null) {
       this.opened = true;
       this.client.readyState = MemoryClientSocket.OPEN;
@@ -97,10 +113,17 @@ export class MemorySocketPair {
         delivered++;
         continue;
       }
-      const toClient = this.toClient.shift();
+      const toClient = this.stalled ? undefined : this.toClient.shift();
       if (toClient) {
+        this.queuedBytes -= toClient.byteLength;
+        drained = this.toClient.length === 0;
         this.client.onmessage?.({ data: toClient.buffer.slice(toClient.byteOffset, toClient.byteOffset + toClient.byteLength) });
         delivered++;
+        continue;
+      }
+      if (drained && this.closeCode === null && this.handlers?.onDrain) {
+        drained = false;
+        this.handlers.onDrain();
         continue;
       }
       break;

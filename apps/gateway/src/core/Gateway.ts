@@ -83,6 +83,7 @@ export class Gateway {
     m.gauge('flint_docs_loaded', () => this.rooms.loadedDocs);
     m.describe('flint_session_closes_total', 'Sessions the gateway closed, by close code.');
     m.describe('flint_doc_updates_total', 'Document updates persisted and broadcast.');
+    m.describe('flint_updates_held_back_total', 'Times a session\'s socket was too full for a doc update: held back until it drains, then sent as one catch-up update.');
     m.histogram('flint_agent_ttft_ms', [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], 'Time from prompt to the first token, per turn.');
     m.histogram('flint_agent_tokens_per_second', [50, 100, 250, 500, 1000, 2000, 5000, 10000, 20000], 'Output tokens per second of finished turns.');
     m.describe('flint_provider_errors_total', 'Provider failures by typed code.');

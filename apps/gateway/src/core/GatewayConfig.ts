@@ -8,6 +8,11 @@ export interface GatewayConfig {
   helloTimeoutMs: number;
   /** A document is compacted into one update after this many appended updates. */
   compactEveryUpdates: number;
+  /**
+   * Past this many bytes waiting in a session's socket, its docs' updates are held back and sent
+   * as one catch-up update when the socket drains (Session.sendUpdate).
+   */
+  slowClientBytes: number;
   agent: AgentConfig;
 }
 
@@ -32,6 +37,7 @@ export const defaultConfig: GatewayConfig = {
   idleUnloadMs: 30_000,
   helloTimeoutMs: 10_000,
   compactEveryUpdates: 500,
+  slowClientBytes: 256 * 1024,
   agent: {
     flushIntervalMs: 8,
     maxOutputTokens: 4096,

@@ -6,7 +6,7 @@ import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './Awa
 import type { GatewayConfig } from './GatewayConfig';
 import type { Metrics } from './Metrics';
 import type { Store } from '../storage/Store';
-import type { Subscriber } from './Subscriber';
+import type { RoomSession, Subscriber } from './Subscriber';
 
 /** The origin of changes the gateway makes itself (file tree operations, seeding). */
 export const GATEWAY_ORIGIN = Symbol('gateway');
@@ -19,7 +19,7 @@ export const GATEWAY_ORIGIN = Symbol('gateway');
 export class LiveDoc {
   readonly doc = new Y.Doc();
   readonly awareness = new AwarenessRelay();
-  readonly subscribers = new Set<Subscriber>();
+  readonly subscribers = new Set<RoomSession>();
   /** Bytes of the stored updates: an upper bound of the encoded document, cheap to keep. */
   storedBytes: number;
   private updatesSinceCompaction: number;
@@ -38,7 +38,7 @@ export class LiveDoc {
     this.doc.on('update', this.onUpdate);
   }
 
-  private readonly onUpdate = (update: Uint8Array, origin: unknown): void => {
+  private readonly onUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction): void => {
     this.store.appendUpdate(this.docKey, update);
     this.storedBytes += update.byteLength;
     this.metrics.inc('flint_doc_updates_total');
@@ -46,7 +46,7 @@ export class LiveDoc {
     syncProtocol.writeUpdate(encoder, update);
     const frame = encoding.toUint8Array(encoder);
     for (const subscriber of this.subscribers) {
-      if (subscriber !== origin) subscriber.send(frame);
+      if (subscriber !== origin) subscriber.sendUpdate(this, frame, transaction.beforeState);
     }
     if (++this.updatesSinceCompaction >= this.config.compactEveryUpdates) this.compact();
   };
@@ -70,7 +70,7 @@ export class LiveDoc {
     if (entries.length === 0) return;
     const frame = this.awarenessFrame(entries);
     for (const subscriber of this.subscribers) {
-      if (subscriber !== except) subscriber.send(frame);
+      if (subscriber !== except) subscriber.sendAwareness(this, frame, entries);
     }
   }
 
@@ -80,7 +80,7 @@ export class LiveDoc {
     return encoding.toUint8Array(encoder);
   }
 
-  unsubscribe(subscriber: Subscriber): void {
+  unsubscribe(subscriber: RoomSession): void {
     if (!this.subscribers.delete(subscriber)) return;
     this.broadcastAwareness(this.awareness.removeOwnedBy(subscriber), subscriber);
   }

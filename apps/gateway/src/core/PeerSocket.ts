@@ -3,10 +3,14 @@ export interface PeerSocket {
   send(data: Uint8Array): void;
   close(code: number, reason: string): void;
   readonly isOpen: boolean;
+  /** Bytes sent and not yet handed to the network (`ws.bufferedAmount`): a slow reader's backlog. */
+  readonly bufferedBytes: number;
 }
 
 /** What the transport calls when the socket receives a frame or closes. */
 export interface Connection {
   receive(data: Uint8Array): void;
   closed(): void;
+  /** The socket's write buffer emptied after it had filled up ('drain'). */
+  drained(): void;
 }

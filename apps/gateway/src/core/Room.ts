@@ -16,7 +16,7 @@ import type { GatewayConfig } from './GatewayConfig';
 import { generateId } from './linkTokens';
 import { GATEWAY_ORIGIN, LiveDoc } from './LiveDoc';
 import type { Metrics } from './Metrics';
-import type { Subscriber } from './Subscriber';
+import type { RoomSession, Subscriber } from './Subscriber';
 import type { Turn } from './agent/Turn';
 
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
@@ -28,7 +28,7 @@ const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false
  * sessions have open. Only the gateway writes the index, after checking every path.
  */
 export class Room {
-  readonly sessions = new Set<Subscriber>();
+  readonly sessions = new Set<RoomSession>();
   /** The agent's turns streaming into this workspace's files now. */
   readonly turns = new Map<string, Turn>();
   readonly index: LiveDoc;
@@ -175,7 +175,7 @@ export class Room {
   }
 
   /** Leaves every document `subscriber` had open. */
-  leave(subscriber: Subscriber): void {
+  leave(subscriber: RoomSession): void {
     this.sessions.delete(subscriber);
     this.index.unsubscribe(subscriber);
     for (const doc of this.files.values()) doc.unsubscribe(subscriber);

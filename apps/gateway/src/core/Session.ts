@@ -22,6 +22,8 @@ import type { GatewayContext } from './GatewayContext';
 import { generateId } from './linkTokens';
 import type { LiveDoc } from './LiveDoc';
 import type { Connection, PeerSocket } from './PeerSocket';
+import type { RoomSession } from './Subscriber';
+import type { AwarenessEntry } from './AwarenessRelay';
 import type { OpResult, Room } from './Room';
 import type { AgentResult } from './agent/AgentService';
 import { TokenBucket } from './TokenBucket';
@@ -31,16 +33,28 @@ type State =
   | { phase: 'open'; room: Room; link: LinkRecord; expiryTimer: TimerHandle | null }
   | { phase: 'closed' };
 
+/** What a session held back of one doc while its socket was full (see `Session.sendUpdate`). */
+interface HeldBack {
+  /** The doc's state vector the client will have once what was sent arrives; null: no update held. */
+  state: Map<number, number> | null;
+  /** The latest held-back cursor and presence entry per client. */
+  cursors: Map<number, AwarenessEntry>;
+}
+
 /**
  * One authenticated WebSocket (one browser tab). Decodes and checks every inbound frame at the
  * edge (SPEC §Limits), then routes it: control messages, y-protocols sync and awareness per doc.
  * Anything the role does not allow closes the socket; other sessions never notice.
  */
-export class Session implements Connection {
+export class Session implements Connection, RoomSession {
   readonly sessionId = generateId('s');
   private state: State;
   private readonly bucket: TokenBucket;
   private readonly docs = new Set<LiveDoc>();
+  /** Docs whose changes found this session's socket full, until it drains. */
+  private readonly heldBack = new Map<LiveDoc, HeldBack>();
+  /** The latest status of each turn that found the socket full, until it drains. */
+  private readonly heldTurns = new Map<string, Uint8Array>();
 
   constructor(
     private readonly socket: PeerSocket,
@@ -71,6 +85,67 @@ export class Session implements Connection {
 
   send(frame: Uint8Array): void {
     if (this.socket.isOpen) this.socket.send(frame);
+  }
+
+  /**
+   * Backpressure for a slow reader (a phone on a bad network, a suspended laptop): once more than
+   * `slowClientBytes` wait in its socket, a doc's updates are not queued one by one behind them —
+   * at 125 agent flushes a second that backlog grows without bound. The session notes the state
+   * vector the client will have and, when the socket drains, sends everything since as one
+   * update (Yjs merges the agent's runs of text: smaller than the frames it replaces). Nothing
+   * is lost: the catch-up is computed from the doc itself.
+   */
+  sendUpdate(doc: LiveDoc, frame: Uint8Array, before: Map<number, number>): void {
+    if (this.heldBack.get(doc)?.state) return; // the catch-up will carry it
+    if (!this.congested()) return this.send(frame);
+    this.holdBack(doc).state = new Map(before);
+    this.ctx.metrics.inc('flint_updates_held_back_total');
+  }
+
+  /** Cursors and presence: while held back, only each client's latest entry is kept. */
+  sendAwareness(doc: LiveDoc, frame: Uint8Array, entries: AwarenessEntry[]): void {
+    if (!this.heldBack.has(doc) && !this.congested()) return this.send(frame);
+    const cursors = this.holdBack(doc).cursors;
+    for (const entry of entries) cursors.set(entry.clientId, entry);
+  }
+
+  /** A turn's status: while the socket is full, only each turn's latest is kept. */
+  sendTurn(turnId: string, frame: Uint8Array): void {
+    if (this.heldTurns.size === 0 && !this.congested()) return this.send(frame);
+    this.heldTurns.delete(turnId); // re-inserted: drained in the order of their latest status
+    this.heldTurns.set(turnId, frame);
+  }
+
+  /**
+   * The socket drained: what was held back goes out — per doc one update and one awareness
+   * frame, then the turns' statuses (after the text, so a HUD never runs ahead of it).
+   */
+  drained(): void {
+    if (this.state.phase !== 'open') return;
+    const held = [...this.heldBack];
+    const turns = [...this.heldTurns.values()];
+    this.heldBack.clear();
+    this.heldTurns.clear();
+    for (const [doc, { state, cursors }] of held) {
+      if (!this.docs.has(doc)) continue; // closed meanwhile
+      if (state) {
+        const encoder = startDocFrame(Channel.Sync, doc.docId);
+        syncProtocol.writeUpdate(encoder, Y.encodeStateAsUpdate(doc.doc, encodeStateVector(state)));
+        this.send(encoding.toUint8Array(encoder));
+      }
+      if (cursors.size > 0) this.send(doc.awarenessFrame([...cursors.values()]));
+    }
+    for (const frame of turns) this.send(frame);
+  }
+
+  private congested(): boolean {
+    return this.socket.bufferedBytes > this.ctx.config.slowClientBytes;
+  }
+
+  private holdBack(doc: LiveDoc): HeldBack {
+    let held = this.heldBack.get(doc);
+    if (!held) this.heldBack.set(doc, (held = { state: null, cursors: new Map() }));
+    return held;
   }
 
   private sendControl(message: ServerMessage): void {
@@ -147,6 +222,7 @@ export class Session implements Connection {
         if (doc) {
           doc.unsubscribe(this);
           this.docs.delete(doc);
+          this.heldBack.delete(doc);
         }
         return;
       }
@@ -250,7 +326,20 @@ export class Session implements Connection {
     if (state.expiryTimer !== null) this.ctx.clock.clearTimeout(state.expiryTimer);
     for (const doc of this.docs) doc.unsubscribe(this);
     this.docs.clear();
+    this.heldBack.clear();
+    this.heldTurns.clear();
     state.room.leave(this);
     this.ctx.sessionClosed(this, state.room);
   }
+}
+
+/** A state vector in Yjs's encoding (as `Y.encodeStateVector` writes a doc's). */
+function encodeStateVector(state: Map<number, number>): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, state.size);
+  for (const [client, clock] of state) {
+    encoding.writeVarUint(encoder, client);
+    encoding.writeVarUint(encoder, clock);
+  }
+  return encoding.toUint8Array(encoder);
 }

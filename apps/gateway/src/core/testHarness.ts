@@ -36,7 +36,7 @@ export class Harness {
   openRaw(): MemorySocketPair {
     return this.net.open((pair) => {
       const connection = this.gateway.connect(pair.server);
-      pair.accept({ onMessage: (data) => connection.receive(data), onClose: () => connection.closed() });
+      pair.accept({ onMessage: (data) => connection.receive(data), onClose: () => connection.closed(), onDrain: () => connection.drained() });
     });
   }
 

@@ -117,7 +117,11 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       get isOpen() {
         return ws.readyState === ws.OPEN;
       },
+      get bufferedBytes() {
+        return ws.bufferedAmount;
+      },
     });
+    socket.on('drain', () => connection.drained());
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (!isBinary) {
         ws.close(CloseCode.MalformedFrame, 'text frames are not part of the protocol');

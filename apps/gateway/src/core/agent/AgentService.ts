@@ -177,7 +177,7 @@ export class AgentService {
 
   private broadcast(room: Room, turn: TurnInfo): void {
     const frame = encodeControl({ type: 'agent.turn', turn });
-    for (const session of room.sessions) session.send(frame);
+    for (const session of room.sessions) session.sendTurn(turn.turnId, frame);
   }
 
   /**
