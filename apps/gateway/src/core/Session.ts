@@ -121,7 +121,7 @@ export class Session implements Connection, RoomSession {
    * frame, then the turns' statuses (after the text, so a HUD never runs ahead of it).
    */
   drained(): void {
-    if (this.state.phase !== 'open') return;
+    if (this.state.phase !== 'open' || (this.heldBack.size === 0 && this.heldTurns.size === 0)) return;
     const held = [...this.heldBack];
     const turns = [...this.heldTurns.values()];
     this.heldBack.clear();
