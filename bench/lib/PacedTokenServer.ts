@@ -7,7 +7,9 @@
  * (token i at t0 + i / rate) and one 1 ms ticker writes every token that is due, as a real
  * server's TCP stream would coalesce them. The wire events are the test-kit's own
  * (`chatCompletionWire`), serialised once per configuration, so the token source costs little
- * CPU and is never the bottleneck. One delta is one token.
+ * CPU and is never the bottleneck. One delta is one token. Each response has its own `id`, as a
+ * real server's completions do (every event repeats it): the test-kit's wire uses one id for
+ * all, which hid a cache of the gateway's that only worked while concurrent streams shared one.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,14 +39,21 @@ export interface StreamRecord {
 interface ActiveStream {
   res: ServerResponse;
   frames: Wire;
+  /** This response's `id`. */
+  id: string;
   next: number;
   startedAt: number;
   rate: number;
   record: StreamRecord;
 }
 
+/** The test-kit wire's one id, and what every chunk event starts with up to it. */
+const wireId = 'chatcmpl-fake';
+const beforeId = 'data: {"id":"';
+
 interface Wire {
   head: string;
+  /** Each token's event after its id (each starts `beforeId` + the response's id). */
   tokens: string[];
   tail: string;
   /** Marker mode: token index → the marker it completes, or -1. */
@@ -130,7 +139,14 @@ export class PacedTokenServer {
     const sse = events.map((e) => `data: ${typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload)}\n\n`);
     const firstText = events.findIndex((e) => e.isText);
     const lastText = events.length - 1 - [...events].reverse().findIndex((e) => e.isText);
-    wire = { head: sse.slice(0, firstText).join(''), tokens: sse.slice(firstText, lastText + 1), tail: sse.slice(lastText + 1).join(''), markerAt: marked?.markerAt ?? null };
+    const tokenEvents = sse.slice(firstText, lastText + 1);
+    if (!tokenEvents.every((event) => event.startsWith(beforeId + wireId))) throw new Error('the test-kit wire changed its chunk envelope');
+    wire = {
+      head: sse.slice(0, firstText).join(''),
+      tokens: tokenEvents.map((event) => event.slice(beforeId.length + wireId.length)),
+      tail: sse.slice(lastText + 1).join(''),
+      markerAt: marked?.markerAt ?? null,
+    };
     this.wires.set(key, wire);
     return wire;
   }
@@ -155,13 +171,22 @@ export class PacedTokenServer {
     const record: StreamRecord = { tokens, startedAt: performance.now(), endedAt: null };
     if (frames.markerAt) record.markerSentAt = new Array<number>(frames.markerAt.reduce((n, m) => (m >= 0 ? n + 1 : n), 0)).fill(Number.NaN);
     this.streams.push(record);
-    res.write(frames.head);
-    if (tokensPerSecond === null) return this.unthrottled(res, frames, record);
-    this.active.add({ res, frames, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record });
+    const id = `chatcmpl-${(this.streams.length * 7919 + 1_000_000).toString(36)}${Math.random().toString(36).slice(2, 14)}`;
+    res.write(frames.head.replaceAll(wireId, id));
+    if (tokensPerSecond === null) return this.unthrottled(res, frames, record, id);
+    this.active.add({ res, frames, id, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record });
     this.tick();
   }
 
-  private async unthrottled(res: ServerResponse, frames: Wire, record: StreamRecord): Promise<void> {
+  /** Token events [from, to) of a response, with its id. */
+  private static events(frames: Wire, id: string, from: number, to: number): string {
+    const lead = beforeId + id;
+    let text = '';
+    for (let i = from; i < to; i++) text += lead + frames.tokens[i]!;
+    return text;
+  }
+
+  private async unthrottled(res: ServerResponse, frames: Wire, record: StreamRecord, id: string): Promise<void> {
     const batch = 256;
     let wake: (() => void) | null = null;
     const resume = () => {
@@ -171,11 +196,11 @@ export class PacedTokenServer {
     res.on('drain', resume);
     res.once('close', resume);
     for (let i = 0; i < frames.tokens.length && !res.destroyed; i += batch) {
-      if (!res.write(frames.tokens.slice(i, i + batch).join(''))) await new Promise<void>((resolve) => (wake = resolve));
+      if (!res.write(PacedTokenServer.events(frames, id, i, Math.min(i + batch, frames.tokens.length)))) await new Promise<void>((resolve) => (wake = resolve));
     }
     res.off('drain', resume);
     record.endedAt = performance.now();
-    res.end(frames.tail);
+    res.end(frames.tail.replaceAll(wireId, id));
   }
 
   private startTicker(): void {
@@ -197,7 +222,7 @@ export class PacedTokenServer {
       if (res.writableNeedDrain) continue;
       const due = Math.min(frames.tokens.length, Math.floor(((now - stream.startedAt) * stream.rate) / 1000) + 1);
       if (due > stream.next) {
-        res.write(due - stream.next === 1 ? frames.tokens[stream.next]! : frames.tokens.slice(stream.next, due).join(''));
+        res.write(PacedTokenServer.events(frames, stream.id, stream.next, due));
         const sentAt = stream.record.markerSentAt;
         if (sentAt && frames.markerAt) {
           const epoch = performance.timeOrigin + performance.now();
@@ -207,7 +232,7 @@ export class PacedTokenServer {
       }
       if (stream.next >= frames.tokens.length) {
         stream.record.endedAt = now;
-        res.end(frames.tail);
+        res.end(frames.tail.replaceAll(wireId, stream.id));
         this.active.delete(stream);
       }
     }
