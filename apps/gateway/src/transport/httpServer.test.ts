@@ -3,6 +3,7 @@ import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, PROTOCOL_VE
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Gateway } from '../core/Gateway';
+import { defaultConfig } from '../core/GatewayConfig';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { systemClock } from './systemClock';
@@ -147,6 +148,52 @@ describe('HTTP server and WebSocket transport', () => {
     expect(ta.doc.getText(FILE_TEXT_KEY).toString()).toMatch(/from [ab]\nfrom [ab]\n# Real/);
     a.destroy();
     b.destroy();
+  });
+
+  it('a client whose socket fills up is held back, and catches up once the socket drains', async () => {
+    // Its own gateway: documents may grow far past the default limit, so the traffic outgrows
+    // what the kernel buffers for a socket nobody reads and the backlog reaches Node.
+    const slowGateway = new Gateway({
+      store: new SqliteStore(':memory:'),
+      clock: systemClock,
+      config: { slowClientBytes: 64 * 1024, limits: { ...defaultConfig.limits, maxDocBytes: 256 * 1024 * 1024 } },
+    });
+    const slowServer = await startServer({ gateway: slowGateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {} });
+    const { workspaceId, owner } = slowGateway.createWorkspace('Slow', { 'a.ts': '' });
+    let readerSocket: WebSocket | null = null;
+    const make = (onSocket: (ws: WebSocket) => void = () => {}) =>
+      new FlintClient({
+        url: `ws://127.0.0.1:${slowServer.port}/ws`,
+        workspaceId,
+        token: owner.token,
+        createSocket: (u) => {
+          const ws = new WebSocket(u);
+          onSocket(ws);
+          return ws as unknown as WebSocketLike;
+        },
+      });
+    const writer = make();
+    const reader = make((ws) => (readerSocket = ws));
+    await until(() => writer.index.doc.getMap<IndexEntry>(INDEX_ENTRIES_KEY).has('a.ts') && reader.status.kind === 'open', 'index sync');
+    const entry = writer.index.doc.getMap<IndexEntry>(INDEX_ENTRIES_KEY).get('a.ts');
+    const fileId = entry?.kind === 'file' ? entry.fileId : '';
+    const [mine, theirs] = [writer.openDoc(fileId), reader.openDoc(fileId)];
+    await Promise.all([mine.whenSynced(), theirs.whenSynced()]);
+    readerSocket!.pause();
+    const text = mine.doc.getText(FILE_TEXT_KEY);
+    const block = 'x'.repeat(600 * 1024);
+    for (let i = 0; i < 60 && slowGateway.metrics.counter('flint_updates_held_back_total') === 0; i++) {
+      text.insert(0, `${i}:${block}`);
+      text.delete(0, text.length);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    text.insert(0, 'the last word\n');
+    expect(slowGateway.metrics.counter('flint_updates_held_back_total')).toBeGreaterThan(0);
+    readerSocket!.resume();
+    await until(() => theirs.doc.getText(FILE_TEXT_KEY).toString() === 'the last word\n', 'the reader to catch up');
+    writer.destroy();
+    reader.destroy();
+    await slowServer.close();
   });
 
   it('[P6] a client on an old protocol version is closed with ProtocolVersion', async () => {
