@@ -116,12 +116,17 @@ export class Session implements Connection, RoomSession {
     this.heldTurns.set(turnId, frame);
   }
 
-  /**
-   * The socket drained: what was held back goes out — per doc one update and one awareness
-   * frame, then the turns' statuses (after the text, so a HUD never runs ahead of it).
-   */
+  /** The socket drained: what was held back goes out. */
   drained(): void {
-    if (this.state.phase !== 'open' || (this.heldBack.size === 0 && this.heldTurns.size === 0)) return;
+    if (this.state.phase === 'open') this.releaseHeldBack();
+  }
+
+  /**
+   * Per doc one update and one awareness frame, then the turns' statuses (after the text, so a
+   * HUD never runs ahead of it).
+   */
+  private releaseHeldBack(): void {
+    if (this.heldBack.size === 0 && this.heldTurns.size === 0) return;
     const held = [...this.heldBack];
     const turns = [...this.heldTurns.values()];
     this.heldBack.clear();
@@ -149,6 +154,9 @@ export class Session implements Connection, RoomSession {
   }
 
   private sendControl(message: ServerMessage): void {
+    // A reply never overtakes the updates before it (a created file is in the index the client
+    // has when its request resolves): what was held back goes first, full socket or not.
+    this.releaseHeldBack();
     this.send(encodeControl(message));
   }
 

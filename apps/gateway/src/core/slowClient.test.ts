@@ -1,5 +1,5 @@
 import { hunksOf } from '@flint/change-set';
-import { Channel, decodeServerFrame, isDecodeError } from '@flint/protocol';
+import { Channel, decodeServerFrame, INDEX_DOC_ID, INDEX_ENTRIES_KEY, isDecodeError } from '@flint/protocol';
 import * as syncProtocol from 'y-protocols/sync';
 import { describe, expect, it } from 'vitest';
 import type { ModelRouter } from './agent/ModelRouter';
@@ -114,6 +114,32 @@ describe('a client that stops reading', () => {
     ctx.bobPair.stalled = false;
     ctx.h.flush();
     expect(bobAwareness.getStates().get(aliceAwareness.clientID)).toMatchObject({ cursor: { line: 99 } });
+    expect(ctx.bobText.toString()).toBe(ctx.aliceText.toString());
+  });
+
+  it('gets what was held back before a reply: a created file is in the index before its result', async () => {
+    const ctx = setup();
+    ctx.bobPair.stalled = true;
+    for (let i = 0; i < 100; i++) {
+      ctx.aliceText.insert(ctx.aliceText.length, `line ${i} of text that Bob is not reading yet\n`);
+      ctx.h.flush();
+    }
+    expect(ctx.bobPair.server.bufferedBytes).toBeGreaterThan(slowClientBytes);
+    const created = ctx.bob.request({ type: 'file.create', path: 'b.ts', kind: 'file' });
+    ctx.h.flush(); // the request reaches the gateway; the index update and the reply queue for Bob
+    const order: string[] = [];
+    const onmessage = ctx.bobPair.client.onmessage!;
+    ctx.bobPair.client.onmessage = (event) => {
+      const frame = decodeServerFrame(new Uint8Array(event.data as ArrayBuffer));
+      if (!isDecodeError(frame) && frame.channel === Channel.Control && frame.message.type === 'result') order.push('result');
+      if (!isDecodeError(frame) && frame.channel === Channel.Sync && frame.docId === INDEX_DOC_ID) order.push('index update');
+      onmessage(event);
+    };
+    ctx.bobPair.stalled = false;
+    ctx.h.flush();
+    expect((await created).ok).toBe(true);
+    expect(order).toEqual(['index update', 'result']);
+    expect(ctx.bob.index.doc.getMap(INDEX_ENTRIES_KEY).has('b.ts')).toBe(true);
     expect(ctx.bobText.toString()).toBe(ctx.aliceText.toString());
   });
 
