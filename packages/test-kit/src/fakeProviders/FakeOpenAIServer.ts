@@ -181,7 +181,7 @@ export class FakeOpenAIServer {
     const model = String(body.model ?? 'fake-model');
     const responseId = `resp_${this.nextResponse++}`;
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    const events = api === 'chat' ? chatCompletionWire(script, model, includeUsage) : responsesWire(script, responseId, model);
+    const events = api === 'chat' ? chatCompletionWire(script, model, includeUsage, `chatcmpl-${responseId}`) : responsesWire(script, responseId, model);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const outcome = await playWire(events, script, sseSink(res, script, api, responseId));
     if (outcome === 'completed') {

@@ -35,8 +35,8 @@ export function usageChunk(base: Record<string, unknown>, script: FakeScript): W
   };
 }
 
-export function chatCompletionWire(script: FakeScript, model: string, includeUsage: boolean): WireEvent[] {
-  const id = 'chatcmpl-fake';
+/** `id`: the completion's, repeated in every event as real servers do (each completion has its own). */
+export function chatCompletionWire(script: FakeScript, model: string, includeUsage: boolean, id = 'chatcmpl-fake'): WireEvent[] {
   const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake' };
   const usageField = includeUsage ? { usage: null } : {};
   const events: WireEvent[] = [];
