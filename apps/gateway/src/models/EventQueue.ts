@@ -5,7 +5,7 @@
  * Why not an async generator per layer: each `yield` of an async generator awaits, so every layer
  * (socket reader, adapter, circuit breaker) added promise hops to every network read. At 5k
  * tokens/s a read holds ~5 tokens, and four such layers cost ~0.65 µs per token, a quarter of the
- * gateway's CPU per token at 100 sessions (bench/README.md, seventh round). Here a read's events
+ * gateway's CPU per token at 100 sessions (decision 0012). Here a read's events
  * are pushed synchronously and a waiting `next()` is resolved once.
  *
  * Nothing bounds the queue: a provider's answer is bounded by its `maxOutputTokens`, and the
