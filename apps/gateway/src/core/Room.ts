@@ -16,7 +16,7 @@ import type { GatewayConfig } from './GatewayConfig';
 import { generateId } from './linkTokens';
 import { GATEWAY_ORIGIN, LiveDoc } from './LiveDoc';
 import type { Metrics } from './Metrics';
-import type { RoomSession, Subscriber } from './Subscriber';
+import type { RoomSession } from './Subscriber';
 import type { Turn } from './agent/Turn';
 
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };

@@ -148,7 +148,7 @@ class GuardedStream implements AsyncIterableIterator<ModelEvent> {
   next(): Promise<IteratorResult<ModelEvent, undefined>> {
     if (this.done) return Promise.resolve({ value: undefined, done: true });
     if (!this.inner) {
-      if (this.signal.aborted) return this.finish();
+      if (this.signal.aborted) return Promise.resolve(this.finishResult());
       try {
         this.breaker.admit();
       } catch (error) {
@@ -161,10 +161,9 @@ class GuardedStream implements AsyncIterableIterator<ModelEvent> {
   }
 
   return(): Promise<IteratorResult<ModelEvent, undefined>> {
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    const inner = this.inner;
-    void this.finish();
-    return inner?.return ? inner.return().then(() => ({ value: undefined, done: true })) : Promise.resolve({ value: undefined, done: true });
+    if (this.done || !this.inner?.return) return Promise.resolve(this.finishResult());
+    const ended = this.finishResult();
+    return this.inner.return().then(() => ended);
   }
 
   [Symbol.asyncIterator](): this {
@@ -192,9 +191,5 @@ class GuardedStream implements AsyncIterableIterator<ModelEvent> {
     if (!this.done && !this.answered && this.inner) this.breaker.onAbandon();
     this.done = true;
     return { value: undefined, done: true };
-  }
-
-  private finish(): Promise<IteratorResult<ModelEvent, undefined>> {
-    return Promise.resolve(this.finishResult());
   }
 }
