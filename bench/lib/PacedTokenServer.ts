@@ -11,6 +11,7 @@
  * real server's completions do (every event repeats it): the test-kit's wire uses one id for
  * all, which hid a cache of the gateway's that only worked while concurrent streams shared one.
  */
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatCompletionWire } from '@flint/test-kit';
@@ -171,7 +172,7 @@ export class PacedTokenServer {
     const record: StreamRecord = { tokens, startedAt: performance.now(), endedAt: null };
     if (frames.markerAt) record.markerSentAt = new Array<number>(frames.markerAt.reduce((n, m) => (m >= 0 ? n + 1 : n), 0)).fill(Number.NaN);
     this.streams.push(record);
-    const id = `chatcmpl-${(this.streams.length * 7919 + 1_000_000).toString(36)}${Math.random().toString(36).slice(2, 14)}`;
+    const id = `chatcmpl-${randomUUID()}`;
     res.write(frames.head.replaceAll(wireId, id));
     if (tokensPerSecond === null) return this.unthrottled(res, frames, record, id);
     this.active.add({ res, frames, id, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record });
