@@ -14,7 +14,7 @@ import {
   type ModelRequest,
   type PromptRequest,
 } from './ModelProvider';
-import { chatChunkReader } from './chatChunk';
+import { ChatChunkReader } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
@@ -69,7 +69,8 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
-    return this.run(this.url, this.body(request), signal, chatChunkReader());
+    const reader = new ChatChunkReader();
+    return this.run(this.url, this.body(request), signal, { chunk: (data) => reader.chunk(data), wholeEvent: (text, start, into) => reader.wholeEvent(text, start, into) });
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
@@ -83,7 +84,7 @@ export class ChatCompletionsProvider implements ModelProvider {
     if (this.options.includeUsage !== false) body.stream_options = { include_usage: true };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.stop && request.stop.length > 0) body.stop = request.stop;
-    return this.run(this.completionsUrl, body, signal, readCompletionChunk);
+    return this.run(this.completionsUrl, body, signal, { chunk: readCompletionChunk });
   }
 
   /** llama-server's `/infill`: the server applies the model's own FIM tokens and repo format. */
@@ -101,7 +102,7 @@ export class ChatCompletionsProvider implements ModelProvider {
     if (request.model) body.model = request.model;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.stop && request.stop.length > 0) body.stop = request.stop;
-    return this.run(this.infillUrl, body, signal, readInfillChunk);
+    return this.run(this.infillUrl, body, signal, { chunk: readInfillChunk });
   }
 
   async close(): Promise<void> {
@@ -113,7 +114,7 @@ export class ChatCompletionsProvider implements ModelProvider {
    * One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. Events
    * are decoded in the socket's callback and queued (no async step per layer, see EventQueue).
    */
-  private run(url: URL, body: unknown, signal: AbortSignal, read: (data: string) => CompletionChunk | null): AsyncIterableIterator<ModelEvent> {
+  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader): AsyncIterableIterator<ModelEvent> {
     let stream: SseStream | null = null;
     let finished = false;
     const queue: EventQueue<ModelEvent> = new EventQueue({
@@ -144,15 +145,18 @@ export class ChatCompletionsProvider implements ModelProvider {
     return queue;
   }
 
-  private reader(stream: SseStream, queue: EventQueue<ModelEvent>, signal: AbortSignal, read: (data: string) => CompletionChunk | null, onFinished: () => void): SseReader {
+  private reader(stream: SseStream, queue: EventQueue<ModelEvent>, signal: AbortSignal, read: StreamEventReader, onFinished: () => void): SseReader {
     let finishReason: FinishReason | null = null;
     let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
+    /** The final event or a bad one was read: the rest of that network read is ignored. */
+    let over = false;
     const text = new TextRun();
     const pushText = () => {
       const event = text.take();
       if (event) queue.push(event);
     };
     const complete = () => {
+      over = true;
       onFinished();
       pushText();
       if (usage) queue.push(usage);
@@ -160,28 +164,30 @@ export class ChatCompletionsProvider implements ModelProvider {
       // The iteration ends once the socket is back in the pool: the next request finds it idle.
       void stream.finish().then(() => queue.end());
     };
+    const wholeEvent = read.wholeEvent;
     return {
-      events: (batch) => {
-        for (const event of batch) {
-          const chunk = read(event.data);
-          if (chunk === null || chunk.error !== null) {
-            // What arrived before the bad event is the model's text: deliver it, then fail.
-            pushText();
-            stream.destroy();
-            queue.fail(
-              chunk === null
-                ? new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name)
-                : providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name),
-            );
-            return;
-          }
-          if (chunk.text) text.add(chunk.text);
-          if (chunk.finishReason) finishReason = chunk.finishReason;
-          if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
-          if (chunk.final) return complete();
+      event: (event) => {
+        if (over) return;
+        const chunk = read.chunk(event.data);
+        if (chunk === null || chunk.error !== null) {
+          // What arrived before the bad event is the model's text: deliver it, then fail.
+          over = true;
+          pushText();
+          stream.destroy();
+          queue.fail(
+            chunk === null
+              ? new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name)
+              : providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name),
+          );
+          return;
         }
-        pushText();
+        if (chunk.text) text.add(chunk.text);
+        if (chunk.finishReason) finishReason = chunk.finishReason;
+        if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
+        if (chunk.final) complete();
       },
+      wholeEvent: wholeEvent && ((data, start) => (over ? -1 : wholeEvent(data, start, text))),
+      readEnd: pushText,
       end: () => {
         if (signal.aborted) return queue.end();
         // Some servers end the body without `[DONE]`; a finish reason still proves it completed.
@@ -210,6 +216,13 @@ export class ChatCompletionsProvider implements ModelProvider {
     }
     return body;
   }
+}
+
+/** How one endpoint's stream events are read: each event's `data`, and optionally whole events in place. */
+interface StreamEventReader {
+  chunk(data: string): CompletionChunk | null;
+  /** See `ChatChunkReader.wholeEvent`. */
+  wholeEvent?(text: string, start: number, into: TextRun): number;
 }
 
 /** Fails on the first `next()`, like a request the server refused. */

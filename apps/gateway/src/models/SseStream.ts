@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { ProviderError } from './ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
-import { SseDecoder, type SseEvent } from './SseDecoder';
+import { SseDecoder, type SseEvent, type SseSink } from './SseDecoder';
 
 export interface SseRequest {
   url: URL;
@@ -150,8 +150,9 @@ export class SseStream {
   }
 
   /**
-   * Reads the response, pushing its decoded events to `reader` one array per network read (a
-   * fast stream's read holds many events: a caller handles them together). Ends when the server
+   * Reads the response, handing its decoded events to `reader` as each network read completes
+   * them, then `readEnd()` (a fast stream's read holds many events: a caller handles what they
+   * say together, once per read). Ends when the server
    * ends the response; fails with `network` on a reset, a body cut short or the idle timeout;
    * ends quietly once the signal aborts. Stops delivering at `finish()`. A callback that throws
    * destroys the response and fails the read with what it threw.
@@ -173,10 +174,9 @@ export class SseStream {
     };
     const onData = (chunk: Buffer): void => {
       this.lastByteAt = performance.now();
-      const events = this.decoder.push(chunk);
-      if (events.length === 0) return;
       try {
-        reader.events(events);
+        this.decoder.decode(chunk, reader);
+        if (!settled) reader.readEnd();
       } catch (error) {
         this.destroy();
         settle(error, true);
@@ -200,11 +200,22 @@ export class SseStream {
     this.armIdleTimer();
   }
 
-  /** `read` as an async iterator of the same batches, for callers written as generators. */
+  /** `read` as an async iterator of each read's events (never empty), for callers written as generators. */
   batches(): AsyncIterableIterator<SseEvent[]> {
+    let batch: SseEvent[] = [];
     const queue: EventQueue<SseEvent[]> = new EventQueue({
       merge: (queued, next) => queued.concat(next),
-      start: () => this.read({ events: (batch) => queue.push(batch), end: () => queue.end(), fail: (error) => queue.fail(error) }),
+      start: () =>
+        this.read({
+          event: (event) => batch.push(event),
+          readEnd: () => {
+            if (batch.length === 0) return;
+            queue.push(batch);
+            batch = [];
+          },
+          end: () => queue.end(),
+          fail: (error) => queue.fail(error),
+        }),
     });
     return queue;
   }
@@ -271,9 +282,9 @@ export class SseStream {
 class StaleSocketError extends Error {}
 
 /** Where `SseStream.read` delivers; see there. */
-export interface SseReader {
-  /** The events one network read completed (never empty). */
-  events(batch: SseEvent[]): void;
+export interface SseReader extends SseSink {
+  /** The events of one network read were delivered (there may have been none). */
+  readEnd(): void;
   /** The server ended the response, or the signal aborted. */
   end(): void;
   /** A `network` ProviderError, or what a callback threw. */

@@ -1,6 +1,8 @@
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chatChunkReader, parseChatChunk } from './chatChunk';
+import { ChatChunkReader, parseChatChunk } from './chatChunk';
+import { SseDecoder, type SseSink } from './SseDecoder';
+import { TextRun } from './TextRun';
 
 const { seed, iterations } = propertyConfig(3000);
 
@@ -15,9 +17,10 @@ const openAiText = (content: string) =>
     usage: null,
   });
 
-describe('chatChunkReader', () => {
+describe('ChatChunkReader', () => {
   afterEach(() => vi.restoreAllMocks());
-  const readChatChunk = chatChunkReader();
+  const reader = new ChatChunkReader();
+  const readChatChunk = (data: string) => reader.chunk(data);
 
   it('reads a text-only event without JSON.parse, escapes and all', () => {
     const parse = vi.spyOn(JSON, 'parse');
@@ -46,7 +49,10 @@ describe('chatChunkReader', () => {
 
   it('checks a stream\'s envelope once, even while other streams with other ids interleave', () => {
     const event = (id: string, content: string) => openAiText(content).replace('chatcmpl-1', id);
-    const streams = ['chatcmpl-a', 'chatcmpl-b', 'chatcmpl-c'].map((id) => ({ id, read: chatChunkReader() }));
+    const streams = ['chatcmpl-a', 'chatcmpl-b', 'chatcmpl-c'].map((id) => {
+      const reader = new ChatChunkReader();
+      return { id, read: (data: string) => reader.chunk(data) };
+    });
     for (const { id, read } of streams) expect(read(event(id, 'first'))?.text).toBe('first');
     const test = vi.spyOn(RegExp.prototype, 'test');
     for (let i = 0; i < 10; i++) for (const { id, read } of streams) expect(read(event(id, `t${i}`))?.text).toBe(`t${i}`);
@@ -69,6 +75,79 @@ describe('chatChunkReader', () => {
       const random = seededRandom(seed + i);
       const data = randomEvent(random);
       expect(readChatChunk(data), `SEED=${seed + i} ${data}`).toEqual(parseChatChunk(data));
+    }
+  });
+});
+
+describe('ChatChunkReader.wholeEvent, the fast lane under SseDecoder', () => {
+  /** What a provider makes of a stream: text runs (with their token counts) between the other chunks, in order. */
+  function readStream(bytes: Uint8Array, cuts: number[], lane: boolean): unknown[] {
+    const decoder = new SseDecoder();
+    const reader = new ChatChunkReader();
+    const run = new TextRun();
+    const out: unknown[] = [];
+    const takeText = () => {
+      const event = run.take();
+      if (event) out.push(event);
+    };
+    const sink: SseSink = {
+      event: ({ event, data }) => {
+        const chunk = reader.chunk(data);
+        if (chunk && chunk.finishReason === null && chunk.usage === null && !chunk.final && chunk.error === null && event === '') {
+          if (chunk.text) run.add(chunk.text);
+          return;
+        }
+        takeText();
+        out.push({ event, chunk });
+      },
+      wholeEvent: lane ? (text, start) => reader.wholeEvent(text, start, run) : undefined,
+    };
+    let start = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      decoder.decode(bytes.subarray(start, cut), sink);
+      takeText();
+      start = cut;
+    }
+    return out;
+  }
+
+  it('reads a run of text events in one envelope in place, parsing only text with escapes', () => {
+    const wire = ['a', 'b"c', '', 'd'].map((t) => `data: ${openAiText(t)}\n\n`).join('');
+    const reader = new ChatChunkReader();
+    const run = new TextRun();
+    expect(reader.wholeEvent(wire, 0, run)).toBe(-1); // no envelope accepted yet
+    reader.chunk(openAiText('first'));
+    const parse = vi.spyOn(JSON, 'parse');
+    expect(reader.wholeEvent(wire, 0, run)).toBe(wire.length);
+    expect(run.take()).toEqual({ type: 'text', text: 'ab"cd', tokens: 3 });
+    expect(parse.mock.calls.map(([text]) => String(text))).toEqual(['"b\\"c"']);
+    // Cut anywhere, the lane takes the whole events before the cut and leaves the rest.
+    const second = wire.indexOf('data:', 1);
+    expect(reader.wholeEvent(wire.slice(0, second + 20), 0, run)).toBe(second);
+  });
+
+  it(`gives what the decoder and the full reading give, for any stream cut anywhere (SEED=${seed} ITERATIONS=${iterations / 10})`, () => {
+    const encoder = new TextEncoder();
+    for (let i = 0; i < iterations / 10; i++) {
+      const random = seededRandom(seed + i);
+      const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+      const ids = ['chatcmpl-a', 'chatcmpl-b'];
+      const pieces = ['x', '  ', 'const ', '"', '\\', '\n', '\t', 'é', '🚀', '\r', '\u0001', '"},"x":{"', ':'];
+      const lines: string[] = [];
+      for (let n = Math.floor(random() * 40); n > 0; n--) {
+        const roll = random();
+        const content = Array.from({ length: Math.floor(random() * 4) }, () => pick(pieces)).join('');
+        if (roll < 0.6) lines.push(`data: ${openAiText(content).replace('chatcmpl-1', random() < 0.9 ? ids[0]! : ids[1]!)}`);
+        else if (roll < 0.75) lines.push(`data: ${randomEvent(random)}`);
+        else if (roll < 0.8) lines.push(`data:${openAiText(content)}`);
+        else if (roll < 0.85) lines.push(`event: x\ndata: ${openAiText(content)}`);
+        else if (roll < 0.9) lines.push(`: ping\ndata: ${openAiText(content)}\ndata: ${openAiText(content)}`);
+        else if (roll < 0.95) lines.push(`id: ${n}\ndata: ${openAiText(content)}`);
+        else lines.push(`data: ${openAiText(content)}\r\n`);
+      }
+      const bytes = encoder.encode(lines.map((line) => `${line}\n\n`).join(pick(['', '', '\n', '\r\n'])));
+      const cuts = Array.from({ length: Math.floor(random() * 6) }, () => Math.floor(random() * bytes.length)).sort((a, b) => a - b);
+      expect(readStream(bytes, cuts, true), `SEED=${seed + i}`).toEqual(readStream(bytes, cuts, false));
     }
   });
 });

@@ -6,6 +6,7 @@
  * is parsed in full, so both ways give the same result for every input (property-tested).
  */
 import type { CompletionChunk } from './fim/completionWire';
+import type { TextRun } from './TextRun';
 
 interface ChatChunk {
   choices?: Array<{ delta?: { content?: string | null } | null; finish_reason?: string | null } | null> | null;
@@ -29,9 +30,26 @@ const textSuffix = new RegExp(String.raw`^\}(?:,${field})*\}\](?:,${field})*\}$`
 const actedOn = /"(?:finish_reason|usage|error)":(?!null)/;
 
 /** The last envelope (text before and after the content) found to be of a text-only chunk. */
-interface Envelope {
-  prefix: string;
-  suffix: string;
+class Envelope {
+  prefix = '';
+  suffix = '';
+  /** The same as SSE: the event's `data: ` line up to the content, and after it to the blank line. */
+  linePrefix = '';
+  lineSuffix = '';
+  /** One event's `lineSuffix` and the next one's `linePrefix`: one comparison between two text events. */
+  joint = '';
+
+  setPrefix(prefix: string): void {
+    this.prefix = prefix;
+    this.linePrefix = `data: ${prefix}`;
+    this.joint = this.lineSuffix + this.linePrefix;
+  }
+
+  setSuffix(suffix: string): void {
+    this.suffix = suffix;
+    this.lineSuffix = `"${suffix}\n\n`;
+    this.joint = this.lineSuffix + this.linePrefix;
+  }
 }
 
 /** The text of an event that carries only text, or null: parse it in full. */
@@ -46,29 +64,42 @@ function textOnly(data: string, accepted: Envelope): string | null {
     from = at + contentKey.length;
     const prefix = data.slice(0, from);
     if (!textPrefix.test(prefix) || actedOn.test(prefix)) return null;
-    accepted.prefix = prefix;
+    accepted.setPrefix(prefix);
   }
-  // The string ends at the first quote not escaped by an odd run of backslashes.
-  let end = data.indexOf('"', from);
-  let escaped = false;
-  while (end !== -1) {
-    let backslashes = 0;
-    for (let i = end - 1; i >= from && data.charCodeAt(i) === 92; i--) backslashes++;
-    if (backslashes % 2 === 0) break;
-    escaped = true;
-    end = data.indexOf('"', end + 1);
-  }
+  const end = stringEnd(data, from);
   if (end === -1) return null;
   const suffix = data.slice(end + 1);
   if (suffix !== accepted.suffix) {
     // Fields the full reading would act on: a finish reason, usage or an error that is not
     // null; after the text, another `delta` or `choices` (JSON.parse keeps a key's last value).
     if (!textSuffix.test(suffix) || actedOn.test(suffix) || /"(?:delta|choices)":/.test(suffix)) return null;
-    accepted.suffix = suffix;
+    accepted.setSuffix(suffix);
   }
-  const literal = data.slice(from, end);
-  for (let i = 0; i < literal.length; i++) if (literal.charCodeAt(i) < 0x20) return null;
-  if (!escaped && !literal.includes('\\')) return literal;
+  return stringValue(data, from, end);
+}
+
+/** Where the JSON string whose text starts at `from` ends: the first quote not escaped by an odd run of backslashes. */
+function stringEnd(text: string, from: number): number {
+  let end = text.indexOf('"', from);
+  while (end !== -1) {
+    let backslashes = 0;
+    for (let i = end - 1; i >= from && text.charCodeAt(i) === 92; i--) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
+/** The value of the JSON string text [from, end), or null where JSON.parse would refuse it. */
+function stringValue(text: string, from: number, end: number): string | null {
+  let escaped = false;
+  for (let i = from; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20) return null;
+    if (code === 92) escaped = true;
+  }
+  const literal = text.slice(from, end);
+  if (!escaped) return literal;
   try {
     return JSON.parse(`"${literal}"`) as string;
   } catch {
@@ -107,15 +138,44 @@ export function parseChatChunk(data: string): CompletionChunk | null {
 }
 
 /**
- * A reader of one Chat Completions stream's events; null: not JSON (the caller's bad_response).
- * One per stream: it remembers that stream's envelope (`id`, `created`, … repeat in every event,
- * and differ between completions), so concurrent streams do not take turns evicting each other's
- * and re-checking it with the regular expressions on every event.
+ * A reader of one Chat Completions stream's events. One per stream: it remembers that stream's
+ * envelope (`id`, `created`, … repeat in every event, and differ between completions), so
+ * concurrent streams do not take turns evicting each other's and re-checking it with the
+ * regular expressions on every event.
  */
-export function chatChunkReader(): (data: string) => CompletionChunk | null {
-  const accepted: Envelope = { prefix: '', suffix: '' };
-  return (data) => {
-    const text = textOnly(data, accepted);
+export class ChatChunkReader {
+  private readonly accepted = new Envelope();
+
+  /** One event's `data`; null: not JSON (the caller's bad_response). */
+  chunk(data: string): CompletionChunk | null {
+    const text = textOnly(data, this.accepted);
     return text === null ? parseChatChunk(data) : { text, finishReason: null, usage: null, final: false, error: null };
-  };
+  }
+
+  /**
+   * `SseSink.wholeEvent` for this stream: the text events from `start` of `text` that are one
+   * `data:` line in the accepted envelope each are read in place, their text added to `into`
+   * without an event or a chunk object; returns the index after the last one, or -1 for none.
+   * It is exactly what `chunk` would read from those events; anything else (and text JSON
+   * would refuse) is left to the decoder. (`slice` + `===` costs ~60 ns whatever the length,
+   * so the end of one event and the start of the next are compared as one string.)
+   */
+  wholeEvent(text: string, start: number, into: TextRun): number {
+    const { linePrefix, lineSuffix, joint } = this.accepted;
+    if (lineSuffix === '' || text.slice(start, start + linePrefix.length) !== linePrefix) return -1;
+    let from = start + linePrefix.length;
+    let after = -1;
+    for (;;) {
+      const end = stringEnd(text, from);
+      if (end === -1) return after;
+      const another = text.slice(end, end + joint.length) === joint;
+      if (!another && text.slice(end, end + lineSuffix.length) !== lineSuffix) return after;
+      const value = stringValue(text, from, end);
+      if (value === null) return after;
+      if (value !== '') into.add(value);
+      after = end + lineSuffix.length;
+      if (!another) return after;
+      from = end + joint.length;
+    }
+  }
 }
