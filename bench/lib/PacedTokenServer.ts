@@ -59,6 +59,12 @@ interface Wire {
   tail: string;
   /** Marker mode: token index → the marker it completes, or -1. */
   markerAt: Int32Array | null;
+  /**
+   * 'latin1' when every event is ASCII (the same bytes as UTF-8): Node then copies the string
+   * instead of encoding it, ~30% less of this process's CPU per token unthrottled, where it
+   * shares the two cores with the server it feeds.
+   */
+  encoding: 'latin1' | 'utf8';
 }
 
 /** Code-like text: a delta is ~4 characters, like a BPE token of source code. */
@@ -147,6 +153,7 @@ export class PacedTokenServer {
       tokens: tokenEvents.map((event) => event.slice(beforeId.length + wireId.length)),
       tail: sse.slice(lastText + 1).join(''),
       markerAt: marked?.markerAt ?? null,
+      encoding: sse.every((event) => /^[\x00-\x7f]*$/.test(event)) ? 'latin1' : 'utf8',
     };
     this.wires.set(key, wire);
     return wire;
@@ -173,7 +180,7 @@ export class PacedTokenServer {
     if (frames.markerAt) record.markerSentAt = new Array<number>(frames.markerAt.reduce((n, m) => (m >= 0 ? n + 1 : n), 0)).fill(Number.NaN);
     this.streams.push(record);
     const id = `chatcmpl-${randomUUID()}`;
-    res.write(frames.head.replaceAll(wireId, id));
+    res.write(frames.head.replaceAll(wireId, id), frames.encoding);
     if (tokensPerSecond === null) return this.unthrottled(res, frames, record, id);
     this.active.add({ res, frames, id, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record });
     this.tick();
@@ -197,11 +204,11 @@ export class PacedTokenServer {
     res.on('drain', resume);
     res.once('close', resume);
     for (let i = 0; i < frames.tokens.length && !res.destroyed; i += batch) {
-      if (!res.write(PacedTokenServer.events(frames, id, i, Math.min(i + batch, frames.tokens.length)))) await new Promise<void>((resolve) => (wake = resolve));
+      if (!res.write(PacedTokenServer.events(frames, id, i, Math.min(i + batch, frames.tokens.length)), frames.encoding)) await new Promise<void>((resolve) => (wake = resolve));
     }
     res.off('drain', resume);
     record.endedAt = performance.now();
-    res.end(frames.tail.replaceAll(wireId, id));
+    res.end(frames.tail.replaceAll(wireId, id), frames.encoding);
   }
 
   private startTicker(): void {
@@ -223,7 +230,7 @@ export class PacedTokenServer {
       if (res.writableNeedDrain) continue;
       const due = Math.min(frames.tokens.length, Math.floor(((now - stream.startedAt) * stream.rate) / 1000) + 1);
       if (due > stream.next) {
-        res.write(PacedTokenServer.events(frames, stream.id, stream.next, due));
+        res.write(PacedTokenServer.events(frames, stream.id, stream.next, due), frames.encoding);
         const sentAt = stream.record.markerSentAt;
         if (sentAt && frames.markerAt) {
           const epoch = performance.timeOrigin + performance.now();
@@ -233,7 +240,7 @@ export class PacedTokenServer {
       }
       if (stream.next >= frames.tokens.length) {
         stream.record.endedAt = now;
-        res.end(frames.tail.replaceAll(wireId, stream.id));
+        res.end(frames.tail.replaceAll(wireId, stream.id), frames.encoding);
         this.active.delete(stream);
       }
     }
