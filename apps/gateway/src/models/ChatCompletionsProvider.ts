@@ -1,10 +1,9 @@
 /**
  * OpenAI-compatible Chat Completions over SSE, for any base URL: OpenAI, Cerebras, Groq, vLLM,
- * llama-server, Ollama, LM Studio. One keep-alive agent per provider, so sequential requests
+ * llama-server, Ollama, LM Studio. One pool of kept-alive connections per provider, so sequential requests
  * reuse a warm TCP (and TLS) connection. For autocomplete it also completes raw FIM prompts
  * (`/v1/completions`) and, where configured, llama-server's native `/infill`.
  */
-import type http from 'node:http';
 import {
   ProviderError,
   type FinishReason,
@@ -18,7 +17,8 @@ import { ChatChunkReader } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
-import { keepAliveAgentFor, SseStream, type SseReader } from './SseStream';
+import { ConnectionPool } from './ConnectionPool';
+import { SseStream, type SseReader } from './SseStream';
 import { mergeText, TextRun } from './TextRun';
 
 export interface ChatCompletionsOptions {
@@ -52,8 +52,8 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly completionsUrl: URL;
   private readonly infillUrl: URL | null;
   private readonly name: string;
-  private readonly agent: http.Agent;
-  private readonly infillAgent: http.Agent | null;
+  /** Kept-alive connections to every origin this provider asks (the infill URL's too). */
+  private readonly pool = new ConnectionPool();
   private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ChatCompletionsOptions) {
@@ -62,15 +62,13 @@ export class ChatCompletionsProvider implements ModelProvider {
     this.completionsUrl = new URL(`${base}/completions`);
     this.infillUrl = options.infillUrl ? new URL(options.infillUrl) : null;
     this.name = options.name ?? this.url.host;
-    this.agent = keepAliveAgentFor(this.url);
-    this.infillAgent = this.infillUrl && this.infillUrl.protocol !== this.url.protocol ? keepAliveAgentFor(this.infillUrl) : null;
     this.headers = { ...options.headers };
     if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
     const reader = new ChatChunkReader();
-    return this.run(this.url, this.body(request), signal, { chunk: (data) => reader.chunk(data), wholeEvent: (text, start, into) => reader.wholeEvent(text, start, into) });
+    return this.run(this.url, this.body(request), signal, { chunk: (data) => reader.chunk(data), wholeEvent: (text, start, into) => reader.wholeEvent(text, start, into) }, request.textWaitMs);
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
@@ -106,15 +104,14 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   async close(): Promise<void> {
-    this.agent.destroy();
-    this.infillAgent?.destroy();
+    this.pool.close();
   }
 
   /**
    * One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. Events
    * are decoded in the socket's callback and queued (no async step per layer, see EventQueue).
    */
-  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader): AsyncIterableIterator<ModelEvent> {
+  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader, textWaitMs?: () => number): AsyncIterableIterator<ModelEvent> {
     let stream: SseStream | null = null;
     let finished = false;
     const queue: EventQueue<ModelEvent> = new EventQueue({
@@ -125,10 +122,11 @@ export class ChatCompletionsProvider implements ModelProvider {
           url,
           headers: this.headers,
           body,
-          agent: url === this.infillUrl && this.infillAgent ? this.infillAgent : this.agent,
+          pool: this.pool,
           signal,
           idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
           provider: this.name,
+          textWaitMs,
         }).then((opened) => {
           stream = opened;
           if (!opened) return queue.end();

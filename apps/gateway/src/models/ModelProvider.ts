@@ -32,6 +32,13 @@ export interface ModelRequest {
    * region from it; chat models ignore it.
    */
   infill?: { prefix: string; suffix: string };
+  /**
+   * How long (ms) text that arrives now would wait in the consumer anyway — until its next
+   * flush. An adapter may leave a fast stream's connection unread that long and read what came
+   * meanwhile in one go: one network read per flush instead of one per packet (decision 0014).
+   * Absent, or under 1: read at once.
+   */
+  textWaitMs?: () => number;
 }
 
 /** A raw prompt, sent as-is without a chat template: fill-in-the-middle with the model's FIM tokens. */

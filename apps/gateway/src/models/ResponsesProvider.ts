@@ -15,14 +15,14 @@
  *   is retried on a fresh socket.
  * - Not supported by the Responses API, so ignored: `request.stop` and `request.prediction`.
  */
-import type http from 'node:http';
 import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, WireProviderError } from './providerErrorFromWire';
 import { finishedEvents, readResponsesEvent, type ResponsesStep } from './readResponsesEvent';
 import { ResponsesSocket, socketClosed, socketGarbage, socketIdle, UpgradeRefused } from './ResponsesSocket';
 import { ResponsesSocketPool } from './ResponsesSocketPool';
 import { ResponsesThreads, type InputPlan } from './ResponsesThreads';
-import { keepAliveAgentFor, SseStream } from './SseStream';
+import { ConnectionPool } from './ConnectionPool';
+import { SseStream } from './SseStream';
 import { TextRun } from './TextRun';
 
 export interface ResponsesOptions {
@@ -57,7 +57,7 @@ export class ResponsesProvider implements ModelProvider {
   private readonly httpUrl: URL;
   private readonly webSocketUrl: string;
   private readonly headers: Record<string, string>;
-  private readonly agent: http.Agent;
+  private readonly httpPool = new ConnectionPool();
   private readonly pool: ResponsesSocketPool;
   private readonly threads = new ResponsesThreads();
   private readonly transport: 'websocket' | 'sse' | 'auto';
@@ -71,7 +71,6 @@ export class ResponsesProvider implements ModelProvider {
     this.webSocketUrl = this.httpUrl.href.replace(/^http/, 'ws');
     this.name = options.name ?? this.httpUrl.host;
     this.headers = { authorization: `Bearer ${options.apiKey}` };
-    this.agent = keepAliveAgentFor(this.httpUrl);
     this.transport = options.transport ?? 'auto';
     this.store = options.store ?? false;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
@@ -94,7 +93,7 @@ export class ResponsesProvider implements ModelProvider {
 
   async close(): Promise<void> {
     this.pool.closeAll();
-    this.agent.destroy();
+    this.httpPool.close();
   }
 
   private webSocketAllowed(): boolean {
@@ -283,7 +282,7 @@ export class ResponsesProvider implements ModelProvider {
       url: this.httpUrl,
       headers: this.headers,
       body: { ...this.body(request, plan), stream: true },
-      agent: this.agent,
+      pool: this.httpPool,
       signal,
       idleTimeoutMs: this.idleTimeoutMs,
       provider: this.name,

@@ -1,10 +1,13 @@
 /**
- * One streamed HTTP POST whose answer is Server-Sent Events, over a keep-alive agent the provider
- * owns. Shared by the Chat Completions adapter and the Responses SSE transport.
+ * One streamed HTTP/1.1 POST whose answer is Server-Sent Events, over a kept-alive connection
+ * from the provider's pool. Shared by the Chat Completions adapter and the Responses SSE
+ * transport. HTTP is spoken here rather than through `node:http`: its client costs a parser
+ * callback, a stream push and an event per chunk, which servers send per token (decision 0014).
  */
-import http from 'node:http';
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import type net from 'node:net';
+import type { Connection, ConnectionPool } from './ConnectionPool';
+import { HttpParseError, HttpResponseParser, type ResponseHead } from './HttpResponseParser';
 import { ProviderError } from './ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
@@ -14,20 +17,19 @@ export interface SseRequest {
   url: URL;
   headers: Record<string, string>;
   body: unknown;
-  agent: http.Agent;
+  pool: ConnectionPool;
   signal: AbortSignal;
   /** No byte for this long (before or during the answer) fails the request as `network`. */
   idleTimeoutMs: number;
   provider: string;
+  /** See `ModelRequest.textWaitMs`: how long text arriving now would wait in the consumer anyway. */
+  textWaitMs?: () => number;
 }
 
 const maxErrorBodyBytes = 64 * 1024;
-
-/** A keep-alive agent for `url`'s scheme; LIFO so the warmest socket is reused first. */
-export function keepAliveAgentFor(url: URL): http.Agent {
-  const options = { keepAlive: true, scheduling: 'lifo' as const };
-  return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-}
+/** A read at least this large is not held (see `hold`): the stream is fast enough to fill its reads. */
+const holdBelowBytes = 16 * 1024;
+const maxHoldMs = 50;
 
 function transportError(provider: string, reason: string): ProviderError {
   return new ProviderError('network', `${provider}: ${reason} — check the network and the base URL.`, null, provider);
@@ -35,21 +37,34 @@ function transportError(provider: string, reason: string): ProviderError {
 
 export class SseStream {
   private readonly decoder = new SseDecoder();
+  private readonly parser = new HttpResponseParser();
   private lastByteAt = performance.now();
   private idleTimer: NodeJS.Timeout | null = null;
-  private requestClosed = false;
+  private holdTimer: NodeJS.Timeout | null = null;
+  private head: ResponseHead | null = null;
+  /** Some byte of the answer arrived (a reused socket that fails before any is the server's idle close). */
+  private heard = false;
+  /** Body bytes that came before `read` (with the head, say). */
+  private early: Uint8Array[] = [];
+  /** The response ended and its socket went back to the pool, or the socket was destroyed. */
+  private socketDone = false;
+  private complete = false;
+  private reader: SseReader | null = null;
+  /** The socket failed before `read`: the read fails with this at once. */
+  private failedEarly: { error: unknown } | null = null;
+  /** Told of the head, of the end of the response, or of a failure before `read`. */
+  private waiter: { head(): void; done(): void; fail(error: unknown): void } | null = null;
   private finishing: Promise<void> | null = null;
-  /** Detaches `read`'s listeners (and the idle timer): set while a read is attached. */
-  private stopReading: () => void = () => this.disarmIdleTimer();
 
   private constructor(
     private readonly request: SseRequest,
-    private readonly req: http.ClientRequest,
-    private readonly res: http.IncomingMessage,
+    private readonly connection: Connection,
   ) {
-    req.once('close', () => {
-      this.requestClosed = true;
-    });
+    const socket = connection.socket;
+    socket.on('data', this.onData);
+    socket.on('end', this.onEnd);
+    socket.on('close', this.onEnd);
+    socket.on('error', this.onError);
   }
 
   /**
@@ -57,8 +72,8 @@ export class SseStream {
    * or a transport failure; returns null when `signal` aborted first.
    */
   static async open(request: SseRequest): Promise<SseStream | null> {
-    // A kept-alive socket can be closed by the server just as we reuse it; Node documents
-    // retrying once in that case, which is safe because the server received nothing.
+    // A kept-alive socket can be closed by the server just as we reuse it; retrying once is
+    // safe because the server answered nothing (HTTP semantics: nothing was processed).
     for (let attempt = 0; ; attempt++) {
       if (request.signal.aborted) return null;
       try {
@@ -67,6 +82,7 @@ export class SseStream {
         if (request.signal.aborted) return null;
         if (error instanceof StaleSocketError && attempt === 0) continue;
         if (error instanceof ProviderError) throw error;
+        if (error instanceof HttpParseError) throw transportError(request.provider, `the server's answer is not HTTP/1.1 (${error.message})`);
         throw transportError(request.provider, `request failed (${(error as NodeJS.ErrnoException).code ?? 'no code'})`);
       }
     }
@@ -74,130 +90,96 @@ export class SseStream {
 
   private static async openOnce(request: SseRequest): Promise<SseStream> {
     const body = JSON.stringify(request.body);
-    const transport = request.url.protocol === 'https:' ? https : http;
-    // Not `signal:` on the request: that destroys it with an AbortError the response re-emits
-    // after the caller stopped listening. Aborting here destroys quietly.
-    const req = transport.request(request.url, {
-      method: 'POST',
-      agent: request.agent,
-      headers: {
-        ...request.headers,
-        accept: 'text/event-stream',
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      },
-    });
-    const onAbort = () => req.destroy();
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(), request.idleTimeoutMs);
+    const onAbort = () => timer.abort();
     request.signal.addEventListener('abort', onAbort, { once: true });
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        req.destroy(transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`));
-      }, request.idleTimeoutMs);
-      req.once('response', (response) => {
-        clearTimeout(timer);
-        resolve(response);
+    let stream: SseStream | null = null;
+    try {
+      const connection = await request.pool.connect(request.url, timer.signal).catch((error: unknown) => {
+        if (timer.signal.aborted && !request.signal.aborted) throw transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`);
+        throw error;
       });
-      req.once('error', (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        reject(req.reusedSocket && error.code === 'ECONNRESET' ? new StaleSocketError() : error);
-      });
-      req.end(body);
-    }).catch((error: unknown) => {
-      request.signal.removeEventListener('abort', onAbort);
+      stream = new SseStream(request, connection);
+      const answered = stream.untilHead();
+      connection.socket.write(requestHead(request, Buffer.byteLength(body)) + body);
+      timer.signal.addEventListener('abort', () => stream?.stop(request.signal.aborted ? null : transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`)), { once: true });
+      await answered;
+    } catch (error) {
+      stream?.destroy();
       throw error;
-    });
-    // Errors after the status line reach the reader through the response's iterator; these
-    // listeners only keep them from also being "unhandled" events.
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status >= 300) {
-      // Bounded like the stream: a server that sends a status and then stalls must not hang us.
-      const timer = setTimeout(() => res.destroy(), request.idleTimeoutMs);
-      try {
-        throw await SseStream.failure(request, res, status);
-      } finally {
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', onAbort);
-      }
+    } finally {
+      clearTimeout(timeout);
+      request.signal.removeEventListener('abort', onAbort);
     }
-    const stream = new SseStream(request, req, res);
-    request.signal.removeEventListener('abort', onAbort);
+    const status = stream.head!.status;
+    if (status < 200 || status >= 300) {
+      const failure = await stream.failure(status);
+      throw failure;
+    }
     request.signal.addEventListener('abort', stream.onAbort, { once: true });
     return stream;
   }
 
-  private static async failure(request: SseRequest, res: http.IncomingMessage, status: number): Promise<ProviderError> {
-    let text = '';
-    try {
-      for await (const chunk of res as AsyncIterable<Buffer>) {
-        if (text.length < maxErrorBodyBytes) text += chunk.toString('utf8');
+  private untilHead(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiter = {
+        head: () => {
+          this.waiter = null;
+          resolve();
+        },
+        done: resolve,
+        fail: reject,
+      };
+    });
+  }
+
+  /** Reads an error answer's body (bounded like the stream) and classifies it. */
+  private async failure(status: number): Promise<ProviderError> {
+    const chunks: Uint8Array[] = [...this.early];
+    this.early = [];
+    if (!this.complete) {
+      const timer = setTimeout(() => this.destroy(), this.request.idleTimeoutMs);
+      try {
+        await new Promise<void>((resolve) => {
+          this.waiter = { head: () => undefined, done: resolve, fail: () => resolve() };
+          this.reader = null;
+          this.collect = (piece) => {
+            if (chunks.reduce((n, c) => n + c.length, 0) < maxErrorBodyBytes) chunks.push(piece);
+          };
+        });
+      } finally {
+        clearTimeout(timer);
+        this.collect = null;
       }
-    } catch {
-      // A body cut short still leaves the status to classify by.
     }
     let parsed: unknown = null;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      // Not JSON (a proxy's HTML page): the status alone decides.
+      // Not JSON (a proxy's HTML page), or cut short: the status alone decides.
     }
-    const wire = wireErrorOf(parsed);
-    return providerErrorFromWire(
-      { status, ...wire, retryAfterMs: retryAfterMsFromHeaders(res.headers) },
-      request.provider,
-    );
+    return providerErrorFromWire({ status, ...wireErrorOf(parsed), retryAfterMs: retryAfterMsFromHeaders(this.head!.headers) }, this.request.provider);
   }
+
+  private collect: ((piece: Uint8Array) => void) | null = null;
 
   /**
    * Reads the response, handing its decoded events to `reader` as each network read completes
    * them, then `readEnd()` (a fast stream's read holds many events: a caller handles what they
-   * say together, once per read). Ends when the server
-   * ends the response; fails with `network` on a reset, a body cut short or the idle timeout;
-   * ends quietly once the signal aborts. Stops delivering at `finish()`. A callback that throws
-   * destroys the response and fails the read with what it threw.
+   * say together, once per read). Ends when the server ends the response; fails with
+   * `network` on a reset, a body cut short or the idle timeout; ends quietly once the signal
+   * aborts. Stops delivering at `finish()`. A callback that throws destroys the response and
+   * fails the read with what it threw.
    */
   read(reader: SseReader): void {
-    const res = this.res;
-    let settled = false;
-    const settle = (error: unknown, thrownByReader = false): void => {
-      if (settled) return;
-      settled = true;
-      this.stopReading();
-      if (this.request.signal.aborted) return reader.end();
-      if (error === null) {
-        this.decoder.end();
-        return reader.end();
-      }
-      if (thrownByReader || error instanceof ProviderError) return reader.fail(error);
-      reader.fail(transportError(this.request.provider, 'the connection broke mid-stream'));
-    };
-    const onData = (chunk: Buffer): void => {
-      this.lastByteAt = performance.now();
-      try {
-        this.decoder.decode(chunk, reader);
-        if (!settled) reader.readEnd();
-      } catch (error) {
-        this.destroy();
-        settle(error, true);
-      }
-    };
-    const onEnd = (): void => settle(null);
-    const onError = (error: unknown): void => settle(error);
-    const onClose = (): void => settle(res.complete ? null : new Error('the response closed before its end'));
-    res.on('data', onData);
-    res.on('end', onEnd);
-    res.on('error', onError);
-    res.on('close', onClose);
-    this.stopReading = () => {
-      settled = true;
-      res.off('data', onData);
-      res.off('end', onEnd);
-      res.off('error', onError);
-      res.off('close', onClose);
-      this.disarmIdleTimer();
-    };
+    this.reader = reader;
     this.armIdleTimer();
+    const early = this.early;
+    this.early = [];
+    for (const piece of early) if (this.reader) this.deliver(piece);
+    if (this.complete) this.settle(null);
+    else if (this.failedEarly) this.settle(this.failedEarly.error);
   }
 
   /** `read` as an async iterator of each read's events (never empty), for callers written as generators. */
@@ -222,48 +204,185 @@ export class SseStream {
 
   /**
    * The caller read the stream's final event: lets the rest of the body (the chunked terminator)
-   * drain so the socket returns to the keep-alive pool, closing it instead after `graceMs`.
-   * Resolves once the socket is settled either way; safe to call more than once.
+   * arrive so the socket returns to the pool, closing it instead after `graceMs`. Resolves once
+   * the socket is settled either way; safe to call more than once.
    */
   finish(graceMs = 1_000): Promise<void> {
     this.request.signal.removeEventListener('abort', this.onAbort);
-    this.stopReading();
+    this.reader = null;
+    this.disarmIdleTimer();
     if (this.finishing) return this.finishing;
-    if (this.requestClosed) return (this.finishing = Promise.resolve());
+    if (this.socketDone) return (this.finishing = Promise.resolve());
+    this.unhold();
     this.finishing = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.res.destroy();
-        this.req.destroy();
-      }, graceMs);
-      // The request's 'close' comes just before the agent takes the socket back ('free'), so
-      // the caller's next request finds it idle instead of opening another connection.
-      this.req.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.res.resume();
+      const timer = setTimeout(() => this.destroy(), graceMs);
+      this.waiter = {
+        head: () => undefined,
+        done: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        fail: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
     });
     return this.finishing;
   }
 
-  /** Stops now; closing the connection is what tells the provider to stop generating. */
+  /**
+   * Stops now, delivering nothing more; closing the connection is what tells the provider to
+   * stop generating.
+   */
   destroy(): void {
+    this.reader = null;
+    this.stop(null);
+  }
+
+  /** Closes the connection; a read still attached is told (`end` once aborted, else `fail`). */
+  private stop(error: unknown): void {
     this.request.signal.removeEventListener('abort', this.onAbort);
     this.disarmIdleTimer();
-    if (!this.res.complete) {
-      this.res.destroy();
-      this.req.destroy();
+    this.unhold();
+    if (this.socketDone) return;
+    this.detach();
+    this.connection.socket.destroy();
+    this.failed(error);
+  }
+
+  private readonly onAbort = (): void => this.stop(null);
+
+  private readonly onData = (data: Buffer): void => {
+    this.lastByteAt = performance.now();
+    this.heard = true;
+    let parsed;
+    try {
+      parsed = this.parser.push(data);
+    } catch (error) {
+      this.stop(error);
+      return;
+    }
+    if (parsed.head) {
+      this.head = parsed.head;
+      this.waiter?.head();
+    }
+    if (parsed.body) {
+      if (this.reader) this.deliver(parsed.body);
+      else if (this.collect) this.collect(parsed.body);
+      else this.early.push(parsed.body);
+    }
+    if (parsed.complete) this.completed();
+    else if (this.reader && data.length < holdBelowBytes) this.hold();
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.socketDone) return;
+    if (this.head && this.parser.endsAtClose) return this.completed();
+    const error = this.head === null && this.connection.reused && !this.heard ? new StaleSocketError() : transportError(this.request.provider, this.head ? 'the connection broke mid-stream' : 'the connection closed before an answer');
+    this.detach();
+    this.connection.socket.destroy();
+    this.failed(error);
+  };
+
+  private readonly onError = (error: Error): void => {
+    if (this.socketDone) return;
+    const stale = this.head === null && this.connection.reused && !this.heard && ['ECONNRESET', 'EPIPE'].includes((error as NodeJS.ErrnoException).code ?? '');
+    this.detach();
+    this.connection.socket.destroy();
+    this.failed(stale ? new StaleSocketError() : error);
+  };
+
+  private deliver(bytes: Uint8Array): void {
+    const reader = this.reader!;
+    try {
+      this.decoder.decode(bytes, reader);
+      if (this.reader) reader.readEnd();
+    } catch (error) {
+      this.destroy();
+      this.reader = reader;
+      this.settle(error, true);
     }
   }
 
-  private readonly onAbort = (): void => this.destroy();
+  /** The response ended: its socket goes back to the pool (or is closed), and the read ends. */
+  private completed(): void {
+    this.complete = true;
+    this.socketDone = true;
+    this.unhold();
+    this.detach();
+    if (this.head?.keepAlive) this.request.pool.release(this.request.url, this.connection.socket);
+    else this.connection.socket.destroy();
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.done();
+    if (this.reader) this.settle(null);
+  }
+
+  /** The socket failed or was destroyed: whoever waits is told. */
+  private failed(error: unknown): void {
+    this.socketDone = true;
+    const waiter = this.waiter;
+    this.waiter = null;
+    if (waiter) {
+      if (this.head === null) waiter.fail(error ?? new Error('the request was stopped'));
+      else waiter.done();
+    }
+    if (this.reader) this.settle(error);
+    else this.failedEarly = { error };
+  }
+
+  private settle(error: unknown, thrownByReader = false): void {
+    const reader = this.reader;
+    if (!reader) return;
+    this.reader = null;
+    this.disarmIdleTimer();
+    if (this.request.signal.aborted) return reader.end();
+    if (error === null) {
+      this.decoder.end();
+      return reader.end();
+    }
+    if (thrownByReader || error instanceof ProviderError) return reader.fail(error);
+    reader.fail(transportError(this.request.provider, 'the connection broke mid-stream'));
+  }
+
+  /**
+   * Leaves the socket unread while text that arrives would wait in the consumer anyway: what
+   * comes meanwhile is read in one go. A server that writes every token (or every millisecond)
+   * costs a read, a wake-up and a decode each; held, one per consumer flush (decision 0014).
+   */
+  private hold(): void {
+    const waitMs = this.request.textWaitMs?.() ?? 0;
+    if (waitMs < 1 || this.holdTimer !== null) return;
+    const socket = this.connection.socket;
+    socket.pause();
+    this.holdTimer = setTimeout(() => {
+      this.holdTimer = null;
+      if (!this.socketDone) socket.resume();
+    }, Math.min(waitMs, maxHoldMs));
+  }
+
+  private unhold(): void {
+    if (this.holdTimer === null) return;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = null;
+    if (!this.socketDone) this.connection.socket.resume();
+  }
+
+  private detach(): void {
+    const socket: net.Socket = this.connection.socket;
+    socket.off('data', this.onData);
+    socket.off('end', this.onEnd);
+    socket.off('close', this.onEnd);
+    socket.off('error', this.onError);
+  }
 
   private armIdleTimer(): void {
     const check = () => {
       const idleMs = performance.now() - this.lastByteAt;
       if (idleMs >= this.request.idleTimeoutMs) {
         this.idleTimer = null;
-        this.res.destroy(transportError(this.request.provider, `no data for ${this.request.idleTimeoutMs} ms`));
+        this.stop(transportError(this.request.provider, `no data for ${this.request.idleTimeoutMs} ms`));
         return;
       }
       // One timer per idle window rather than one per chunk: chunks only stamp a time.
@@ -277,6 +396,24 @@ export class SseStream {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
   }
+}
+
+/** The request line and headers (values come from configuration: no line breaks allowed). */
+function requestHead(request: SseRequest, contentLength: number): string {
+  const { url } = request;
+  const headers: Record<string, string> = {
+    host: url.host,
+    ...request.headers,
+    accept: 'text/event-stream',
+    'content-type': 'application/json',
+    'content-length': String(contentLength),
+  };
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new ProviderError('not_configured', `${request.provider}: the header ${JSON.stringify(name)} holds a line break — fix the provider configuration.`, null, request.provider);
+    head += `${name}: ${value}\r\n`;
+  }
+  return `${head}\r\n`;
 }
 
 class StaleSocketError extends Error {}

@@ -103,7 +103,7 @@ export class Turn {
   }
 
   private async consume(request: ModelRequest, signal: AbortSignal): Promise<void> {
-    for await (const event of this.options.provider.stream(request, signal)) {
+    for await (const event of this.options.provider.stream({ ...request, textWaitMs: this.textWaitMs }, signal)) {
       if (this.ended || signal.aborted) return;
       if (event.type === 'text') {
         if (this.firstTokenAt === null) {
@@ -151,6 +151,13 @@ export class Turn {
     this.info = { ...this.info, instruction: `${this.info.instruction} → ${instruction.slice(0, 200)}` };
     this.generation?.abort();
   }
+
+  /**
+   * Text that arrives now is applied at the next flush: until then (less a millisecond, for the
+   * read to land before it) the provider's connection need not be read. Before the first flush,
+   * and after a quiet spell, text goes out at once: nothing to wait for.
+   */
+  private readonly textWaitMs = (): number => this.lastFlushAt + this.options.flushIntervalMs - this.options.clock.now() - 1;
 
   private scheduleFlush(): void {
     if (this.flushTimer !== null) return;

@@ -70,6 +70,22 @@ async function step(ctx: ReturnType<typeof setup>) {
 }
 
 describe('agent inline edits', () => {
+  it('tells its provider how long arriving text would wait for the next flush: nothing before the first', async () => {
+    const ctx = setup();
+    await promptTurn(ctx, original.indexOf('return'), original.indexOf(';') + 1);
+    const waitMs = ctx.provider.requests[0]!.textWaitMs!;
+    expect(waitMs()).toBeLessThan(1); // no flush yet: the first text goes out at once
+    ctx.provider.emit('return ');
+    await drain(); // the first text flushes as it arrives
+    expect(waitMs()).toBe(7); // the next flush is 8 ms away; reads may wait until 1 ms before it
+    ctx.h.clock.advance(5);
+    expect(waitMs()).toBe(2);
+    ctx.h.clock.advance(30);
+    expect(waitMs()).toBeLessThan(1); // a quiet spell: text goes out at once again
+    ctx.provider.end();
+    await step(ctx);
+  });
+
   it('streams a rewrite into the file for everyone, one transaction per flush, not per token', async () => {
     const ctx = setup();
     const start = original.indexOf('return');

@@ -1,0 +1,126 @@
+/**
+ * Kept-alive connections to a provider's origins (TCP, or TLS for https), reused last-in
+ * first-out so the warmest socket goes first. One pool per provider; `SseStream` speaks
+ * HTTP/1.1 over them (decision 0014).
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+
+export interface Connection {
+  socket: net.Socket;
+  /** It served a request before: a failure before any answer may be the server's idle close. */
+  reused: boolean;
+}
+
+/** Idle sockets kept per origin, and for how long (servers close theirs after 5–60 s). */
+const maxIdlePerOrigin = 64;
+const idleMs = 4_000;
+
+interface IdleSocket {
+  socket: net.Socket;
+  timer: NodeJS.Timeout;
+  forget(): void;
+}
+
+export class ConnectionPool {
+  private readonly idle = new Map<string, IdleSocket[]>();
+  private closed = false;
+
+  /** An idle connection to `url`'s origin, or a new one once it is connected. */
+  async connect(url: URL, signal: AbortSignal): Promise<Connection> {
+    const origin = originOf(url);
+    const idle = this.idle.get(origin);
+    while (idle && idle.length > 0) {
+      const entry = idle.pop()!;
+      entry.forget();
+      if (!entry.socket.destroyed && entry.socket.readyState === 'open') return { socket: entry.socket, reused: true };
+    }
+    if (this.closed) throw new Error('the connection pool is closed');
+    const socket = await open(url, signal);
+    return { socket, reused: false };
+  }
+
+  /**
+   * A response ended on `socket` and the server keeps it open: it waits for the next request.
+   * Anything it hears meanwhile (a close, an error, stray bytes) ends it.
+   */
+  release(url: URL, socket: net.Socket): void {
+    if (this.closed || socket.destroyed || socket.readyState !== 'open') {
+      socket.destroy();
+      return;
+    }
+    const origin = originOf(url);
+    const list = this.idle.get(origin) ?? [];
+    this.idle.set(origin, list);
+    const drop = () => {
+      entry.forget();
+      const at = list.indexOf(entry);
+      if (at !== -1) list.splice(at, 1);
+      socket.destroy();
+    };
+    const entry: IdleSocket = {
+      socket,
+      timer: setTimeout(drop, idleMs).unref(),
+      forget: () => {
+        clearTimeout(entry.timer);
+        socket.off('close', drop);
+        socket.off('end', drop);
+        socket.off('error', drop);
+        socket.off('data', drop);
+      },
+    };
+    socket.on('close', drop);
+    socket.on('end', drop);
+    socket.on('error', drop);
+    socket.on('data', drop);
+    socket.resume();
+    list.push(entry);
+    if (list.length > maxIdlePerOrigin) {
+      const oldest = list.shift()!;
+      oldest.forget();
+      oldest.socket.destroy();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const list of this.idle.values()) {
+      for (const entry of list) {
+        entry.forget();
+        entry.socket.destroy();
+      }
+    }
+    this.idle.clear();
+  }
+}
+
+function originOf(url: URL): string {
+  return `${url.protocol}//${url.host}`;
+}
+
+function open(url: URL, signal: AbortSignal): Promise<net.Socket> {
+  const secure = url.protocol === 'https:';
+  const port = Number(url.port || (secure ? 443 : 80));
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  // A high-water mark of one byte: a paused socket stops reading at once (see SseStream's hold).
+  const options = { host, port, readableHighWaterMark: 1, noDelay: true, keepAlive: true, keepAliveInitialDelay: 1_000 };
+  const socket = secure ? tls.connect({ ...options, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] }) : net.connect(options);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => socket.destroy();
+    const settle = (error: Error | null) => {
+      socket.off(secure ? 'secureConnect' : 'connect', onConnect);
+      socket.off('error', onError);
+      socket.off('close', onClose);
+      signal.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else resolve(socket);
+    };
+    const onConnect = () => settle(null);
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(Object.assign(new Error('the connection closed while connecting'), { code: 'ECONNRESET' }));
+    socket.once(secure ? 'secureConnect' : 'connect', onConnect);
+    socket.once('error', onError);
+    socket.once('close', onClose);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

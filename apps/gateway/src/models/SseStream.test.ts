@@ -1,0 +1,163 @@
+/** SseStream's own HTTP/1.1 over its pool: holding reads, stale kept-alive sockets, bad answers. */
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionPool } from './ConnectionPool';
+import { ProviderError } from './ModelProvider';
+import type { SseEvent } from './SseDecoder';
+import { SseStream, type SseReader } from './SseStream';
+
+const sse = (data: string) => `data: ${data}\n\n`;
+const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
+
+/** A loopback server that hands each request's socket to `answer`, which writes the raw response. */
+async function rawServer(answer: (socket: net.Socket, connection: number, request: number) => void) {
+  let connections = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    const connection = ++connections;
+    let requests = 0;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('data', (data) => {
+      if (data.includes('\r\n\r\n')) answer(socket, connection, ++requests);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`),
+    get connections() {
+      return connections;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Reads a stream to its end: the events, and the events of each network read. */
+function readAll(stream: SseStream): Promise<{ events: SseEvent[]; reads: SseEvent[][]; error: unknown }> {
+  return new Promise((resolve) => {
+    const events: SseEvent[] = [];
+    const reads: SseEvent[][] = [];
+    let read: SseEvent[] = [];
+    const reader: SseReader = {
+      event: (event) => {
+        events.push(event);
+        read.push(event);
+      },
+      readEnd: () => {
+        if (read.length > 0) reads.push(read);
+        read = [];
+      },
+      end: () => resolve({ events, reads, error: null }),
+      fail: (error) => resolve({ events, reads, error }),
+    };
+    stream.read(reader);
+  });
+}
+
+const pools: ConnectionPool[] = [];
+afterEach(() => {
+  for (const pool of pools.splice(0)) pool.close();
+});
+
+function open(url: URL, textWaitMs?: () => number) {
+  const pool = new ConnectionPool();
+  pools.push(pool);
+  return { pool, request: { url, headers: {}, body: { stream: true }, pool, signal: new AbortController().signal, idleTimeoutMs: 5_000, provider: 'fake', textWaitMs } };
+}
+
+describe('SseStream', () => {
+  it('leaves the socket unread while the consumer says text would wait, then reads what came in one go', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(head + chunk(sse('first')));
+      // The rest, once the client has read the first event: 40 writes, a turn of the event loop apart.
+      setTimeout(() => {
+        let i = 0;
+        const next = () => {
+          socket.write(chunk(sse(`t${i}`)));
+          if (++i < 40) setImmediate(next);
+          else socket.write('0\r\n\r\n');
+        };
+        next();
+      }, 5);
+    });
+    const waits: number[] = [];
+    const { request } = open(server.url, () => {
+      waits.push(50);
+      return 50;
+    });
+    const stream = (await SseStream.open(request))!;
+    const { events, reads, error } = await readAll(stream);
+    expect(error).toBeNull();
+    expect(events.map((e) => e.data)).toEqual(['first', ...Array.from({ length: 40 }, (_, i) => `t${i}`)]);
+    // Without the hold each write is its own read (the client is idle and reads between them).
+    expect(reads.length).toBeLessThanOrEqual(4);
+    expect(waits.length).toBeGreaterThan(0);
+    await server.close();
+  });
+
+  it('reads at once when the consumer has nothing to wait for', async () => {
+    let release: () => void = () => undefined;
+    const server = await rawServer((socket) => {
+      socket.write(head + chunk(sse('first')));
+      release = () => socket.write(chunk(sse('second')) + '0\r\n\r\n');
+    });
+    const { request } = open(server.url, () => 0);
+    const stream = (await SseStream.open(request))!;
+    const seen: string[] = [];
+    const done = new Promise<void>((resolve) =>
+      stream.read({
+        event: (event) => {
+          seen.push(event.data);
+          if (event.data === 'first') release();
+        },
+        readEnd: () => undefined,
+        end: resolve,
+        fail: resolve,
+      }),
+    );
+    await done;
+    expect(seen).toEqual(['first', 'second']);
+    await server.close();
+  });
+
+  it('asks again on a new connection when a kept-alive one closes before answering', async () => {
+    const server = await rawServer((socket, connection, request) => {
+      if (connection === 1 && request === 2) return socket.destroy(); // the server's idle close, racing our request
+      socket.write(head + chunk(sse(`c${connection}r${request}`)) + '0\r\n\r\n');
+    });
+    const { request } = open(server.url);
+    const first = await readAll((await SseStream.open(request))!);
+    const second = await readAll((await SseStream.open(request))!);
+    expect(first.events.map((e) => e.data)).toEqual(['c1r1']);
+    expect(second.events.map((e) => e.data)).toEqual(['c2r1']);
+    expect(server.connections).toBe(2);
+    await server.close();
+  });
+
+  it('reports an answer that is not HTTP as network, saying so', async () => {
+    const server = await rawServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
+    const { request } = open(server.url);
+    const error = await SseStream.open(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).code).toBe('network');
+    expect((error as ProviderError).message).toContain('not HTTP/1.1');
+    await server.close();
+  });
+
+  it('fails a read whose connection breaks mid-body, after the events before it', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(head + chunk(sse('a')));
+      setTimeout(() => socket.destroy(), 5);
+    });
+    const { request } = open(server.url);
+    const { events, error } = await readAll((await SseStream.open(request))!);
+    expect(events.map((e) => e.data)).toEqual(['a']);
+    expect((error as ProviderError).code).toBe('network');
+    await server.close();
+  });
+});
