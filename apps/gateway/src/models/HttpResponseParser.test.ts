@@ -40,8 +40,8 @@ describe('HttpResponseParser', () => {
   it('gives the chunks one network read held as one piece', () => {
     const parser = new HttpResponseParser();
     parser.push(bytes('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'));
-    const parsed = parser.push(bytes('3\r\nabc\r\n2\r\nde\r\n1;ext=1\r\nf\r\n'));
-    expect(Buffer.from(parsed.body!).toString()).toBe('abcdef');
+    const parsed = parser.push(bytes('3\r\nabc\r\n2\r\nde\r\n1;ext=1\r\nf\r\nA \r\n0123456789\r\n'));
+    expect(Buffer.from(parsed.body!).toString()).toBe('abcdef0123456789');
     expect(parsed.complete).toBe(false);
   });
 

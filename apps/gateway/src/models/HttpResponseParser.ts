@@ -177,7 +177,7 @@ export class HttpResponseParser {
 function concat(pieces: Uint8Array[]): Uint8Array {
   let length = 0;
   for (const piece of pieces) length += piece.length;
-  const out = new Uint8Array(length);
+  const out = Buffer.allocUnsafe(length);
   let at = 0;
   for (const piece of pieces) {
     out.set(piece, at);
@@ -214,12 +214,27 @@ function parseHead(bytes: Uint8Array): ResponseHead {
   return { status: Number(status[2]), headers, keepAlive };
 }
 
+/** The chunk size on the line [from, lf): hex digits, then optional extensions (ignored). */
 function chunkSize(data: Uint8Array, from: number, lf: number): number {
-  const line = latin1(data.subarray(from, lf > from && data[lf - 1] === CR ? lf - 1 : lf));
-  const semicolon = line.indexOf(';'); // chunk extensions: ignored
-  const hex = (semicolon === -1 ? line : line.slice(0, semicolon)).trim();
-  if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) throw new HttpParseError(`bad chunk size: ${JSON.stringify(line.slice(0, 40))}`);
-  return Number.parseInt(hex, 16);
+  // Read from the bytes: a string and a regular expression per chunk were ~half of this parser's
+  // time at B3's 100 × 5k (a chunk per stream per millisecond).
+  let size = 0;
+  let digits = 0;
+  let at = from;
+  for (; at < lf; at++) {
+    const byte = data[at]!;
+    const digit = byte >= 48 && byte <= 57 ? byte - 48 : byte >= 97 && byte <= 102 ? byte - 87 : byte >= 65 && byte <= 70 ? byte - 55 : -1;
+    if (digit === -1) break;
+    size = size * 16 + digit;
+    digits++;
+  }
+  // After the digits: spaces or tabs, then a `;` extension or the line end (CR LF or LF).
+  while (at < lf && (data[at] === 32 || data[at] === 9)) at++;
+  const rest = data[at];
+  if (digits === 0 || digits > 12 || !(at === lf || rest === 59 || (rest === CR && at === lf - 1))) {
+    throw new HttpParseError(`bad chunk size: ${JSON.stringify(latin1(data.subarray(from, Math.min(lf, from + 40))))}`);
+  }
+  return size;
 }
 
 function latin1(bytes: Uint8Array): string {
