@@ -26,17 +26,24 @@ export class ConnectionPool {
   private readonly idle = new Map<string, IdleSocket[]>();
   private closed = false;
 
-  /** An idle connection to `url`'s origin, or a new one once it is connected. */
-  async connect(url: URL, signal: AbortSignal): Promise<Connection> {
+  /** TLS sessions per origin, so a new connection resumes instead of a full handshake. */
+  private readonly sessions = new Map<string, Buffer>();
+
+  /** An idle connection to `url`'s origin (unless `fresh`), or a new one once it is connected. */
+  async connect(url: URL, signal: AbortSignal, fresh = false): Promise<Connection> {
     const origin = originOf(url);
-    const idle = this.idle.get(origin);
+    const idle = fresh ? undefined : this.idle.get(origin);
     while (idle && idle.length > 0) {
       const entry = idle.pop()!;
       entry.forget();
-      if (!entry.socket.destroyed && entry.socket.readyState === 'open') return { socket: entry.socket, reused: true };
+      if (!entry.socket.destroyed && entry.socket.readyState === 'open') {
+        entry.socket.ref();
+        return { socket: entry.socket, reused: true };
+      }
     }
     if (this.closed) throw new Error('the connection pool is closed');
-    const socket = await open(url, signal);
+    const socket = await open(url, signal, this.sessions.get(origin));
+    if (socket instanceof tls.TLSSocket) socket.on('session', (session: Buffer) => this.sessions.set(origin, session));
     return { socket, reused: false };
   }
 
@@ -74,6 +81,8 @@ export class ConnectionPool {
     socket.on('error', drop);
     socket.on('data', drop);
     socket.resume();
+    // An idle connection does not keep the process alive (as Node's agent does not).
+    socket.unref();
     list.push(entry);
     if (list.length > maxIdlePerOrigin) {
       const oldest = list.shift()!;
@@ -98,13 +107,19 @@ function originOf(url: URL): string {
   return `${url.protocol}//${url.host}`;
 }
 
-function open(url: URL, signal: AbortSignal): Promise<net.Socket> {
+function open(url: URL, signal: AbortSignal, session: Buffer | undefined): Promise<net.Socket> {
   const secure = url.protocol === 'https:';
   const port = Number(url.port || (secure ? 443 : 80));
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // A high-water mark of one byte: a paused socket stops reading at once (see SseStream's hold).
-  const options = { host, port, readableHighWaterMark: 1, noDelay: true, keepAlive: true, keepAliveInitialDelay: 1_000 };
-  const socket = secure ? tls.connect({ ...options, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] }) : net.connect(options);
+  // (`tls.connect` takes only `highWaterMark`, for both directions: a write is then always
+  // "over the mark", which nothing here waits on.)
+  // (Node takes both options; its type definitions list neither.)
+  const tlsOptions: tls.ConnectionOptions = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], session, ...{ highWaterMark: 1 } };
+  const tcpOptions: net.NetConnectOpts = { host, port, ...{ readableHighWaterMark: 1 } };
+  const socket = secure ? tls.connect(tlsOptions) : net.connect(tcpOptions);
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 1_000);
   return new Promise((resolve, reject) => {
     const onAbort = () => socket.destroy();
     const settle = (error: Error | null) => {

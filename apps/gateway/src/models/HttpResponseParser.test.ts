@@ -65,8 +65,10 @@ describe('HttpResponseParser', () => {
     expect(() => parse(bytes(`HTTP/1.1 200 OK\r\nX: ${'y'.repeat(70_000)}`))).toThrow(HttpParseError);
   });
 
-  it('does not keep a connection that sent bytes after its answer', () => {
+  it('does not keep a connection that sent bytes after its answer, or framed it both ways', () => {
     expect(parse(bytes('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA')).head).toMatchObject({ keepAlive: false });
+    const both = parse(bytes('HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'));
+    expect(both).toMatchObject({ head: { keepAlive: false }, body: 'ok', complete: true });
   });
 
   it(`gives the same head, body and end for any split of the bytes (SEED=${seed} ITERATIONS=${iterations})`, () => {

@@ -157,6 +157,9 @@ export class HttpResponseParser {
     const encoding = head.headers['transfer-encoding'];
     if (this.noBody || head.status === 204 || head.status === 304) this.state = 'done';
     else if (encoding !== undefined) {
+      // With a Content-Length too, the framing is ambiguous to whoever sits in between: read
+      // it as chunked (RFC 9112 §6.3) but do not reuse the connection.
+      if (head.headers['content-length'] !== undefined) head.keepAlive = false;
       if (!/(?:^|,)\s*chunked\s*$/i.test(encoding)) {
         // Only a final `chunked` frames the body; anything else runs until the close.
         this.state = 'until-close';

@@ -11,7 +11,7 @@ const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${te
 const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
 
 /** A loopback server that hands each request's socket to `answer`, which writes the raw response. */
-async function rawServer(answer: (socket: net.Socket, connection: number, request: number) => void) {
+async function rawServer(answer: (socket: net.Socket, connection: number, request: number, text: string) => void) {
   let connections = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -20,7 +20,7 @@ async function rawServer(answer: (socket: net.Socket, connection: number, reques
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('data', (data) => {
-      if (data.includes('\r\n\r\n')) answer(socket, connection, ++requests);
+      if (data.includes('\r\n\r\n')) answer(socket, connection, ++requests, data.toString('latin1'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,10 +64,10 @@ afterEach(() => {
   for (const pool of pools.splice(0)) pool.close();
 });
 
-function open(url: URL, textWaitMs?: () => number) {
+function open(url: URL, textWaitMs?: () => number, more: { headers?: Record<string, string>; signal?: AbortSignal; idleTimeoutMs?: number } = {}) {
   const pool = new ConnectionPool();
   pools.push(pool);
-  return { pool, request: { url, headers: {}, body: { stream: true }, pool, signal: new AbortController().signal, idleTimeoutMs: 5_000, provider: 'fake', textWaitMs } };
+  return { pool, request: { url, headers: more.headers ?? {}, body: { stream: true }, pool, signal: more.signal ?? new AbortController().signal, idleTimeoutMs: more.idleTimeoutMs ?? 5_000, provider: 'fake', textWaitMs } };
 }
 
 describe('SseStream', () => {
@@ -158,6 +158,35 @@ describe('SseStream', () => {
     const { events, error } = await readAll((await SseStream.open(request))!);
     expect(events.map((e) => e.data)).toEqual(['a']);
     expect((error as ProviderError).code).toBe('network');
+    await server.close();
+  });
+
+  it('sends one of each header whatever its case (the body\'s own framing last), and refuses a value with a line break', async () => {
+    let seen = '';
+    const server = await rawServer((socket, _c, _r, text) => {
+      seen = text;
+      socket.write(head + '0\r\n\r\n');
+    });
+    const { request } = open(server.url, undefined, { headers: { Host: 'elsewhere', 'X-Org': 'a', 'x-org': 'b', Accept: 'text/html' } });
+    await readAll((await SseStream.open(request))!);
+    const lines = seen.split('\r\n');
+    expect(lines.filter((line) => /^host:/i.test(line))).toEqual(['Host: elsewhere']); // configuration may name the host, as with node:http
+    expect(lines.filter((line) => /^x-org:/i.test(line))).toEqual(['x-org: b']);
+    expect(lines.filter((line) => /^accept:/i.test(line))).toEqual(['accept: text/event-stream']);
+    const bad = open(server.url, undefined, { headers: { authorization: 'Bearer a\r\nx-injected: 1' } });
+    const error = await SseStream.open(bad.request).catch((e: unknown) => e);
+    expect((error as ProviderError).code).toBe('not_configured');
+    await server.close();
+  });
+
+  it('stops reading an error answer at once when the signal aborts', async () => {
+    const server = await rawServer((socket) => socket.write('HTTP/1.1 500 Internal Server Error\r\nContent-Length: 100\r\n\r\n{"error"'));
+    const controller = new AbortController();
+    // A stalled body would otherwise hold the request for the whole idle timeout (a minute here).
+    const { request } = open(server.url, undefined, { signal: controller.signal, idleTimeoutMs: 60_000 });
+    const opening = SseStream.open(request);
+    setTimeout(() => controller.abort(), 20);
+    expect(await opening).toBeNull();
     await server.close();
   });
 });

@@ -72,12 +72,12 @@ export class SseStream {
    * or a transport failure; returns null when `signal` aborted first.
    */
   static async open(request: SseRequest): Promise<SseStream | null> {
-    // A kept-alive socket can be closed by the server just as we reuse it; retrying once is
-    // safe because the server answered nothing (HTTP semantics: nothing was processed).
+    // A kept-alive socket can be closed by the server just as we reuse it; retrying once, on a
+    // new connection, is safe because the server answered nothing (it processed nothing).
     for (let attempt = 0; ; attempt++) {
       if (request.signal.aborted) return null;
       try {
-        return await SseStream.openOnce(request);
+        return await SseStream.openOnce(request, attempt > 0);
       } catch (error) {
         if (request.signal.aborted) return null;
         if (error instanceof StaleSocketError && attempt === 0) continue;
@@ -88,21 +88,23 @@ export class SseStream {
     }
   }
 
-  private static async openOnce(request: SseRequest): Promise<SseStream> {
+  private static async openOnce(request: SseRequest, fresh: boolean): Promise<SseStream> {
     const body = JSON.stringify(request.body);
+    // Built first: a bad header fails the request before any socket or waiter exists.
+    const wire = requestHead(request, Buffer.byteLength(body)) + body;
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), request.idleTimeoutMs);
     const onAbort = () => timer.abort();
     request.signal.addEventListener('abort', onAbort, { once: true });
     let stream: SseStream | null = null;
     try {
-      const connection = await request.pool.connect(request.url, timer.signal).catch((error: unknown) => {
+      const connection = await request.pool.connect(request.url, timer.signal, fresh).catch((error: unknown) => {
         if (timer.signal.aborted && !request.signal.aborted) throw transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`);
         throw error;
       });
       stream = new SseStream(request, connection);
       const answered = stream.untilHead();
-      connection.socket.write(requestHead(request, Buffer.byteLength(body)) + body);
+      connection.socket.write(wire);
       timer.signal.addEventListener('abort', () => stream?.stop(request.signal.aborted ? null : transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`)), { once: true });
       await answered;
     } catch (error) {
@@ -138,8 +140,10 @@ export class SseStream {
   private async failure(status: number): Promise<ProviderError> {
     const chunks: Uint8Array[] = [...this.early];
     this.early = [];
-    if (!this.complete) {
+    if (!this.complete && !this.socketDone) {
       const timer = setTimeout(() => this.destroy(), this.request.idleTimeoutMs);
+      const onAbort = () => this.destroy();
+      this.request.signal.addEventListener('abort', onAbort, { once: true });
       try {
         await new Promise<void>((resolve) => {
           this.waiter = { head: () => undefined, done: resolve, fail: () => resolve() };
@@ -150,6 +154,7 @@ export class SseStream {
         });
       } finally {
         clearTimeout(timer);
+        this.request.signal.removeEventListener('abort', onAbort);
         this.collect = null;
       }
     }
@@ -398,19 +403,25 @@ export class SseStream {
   }
 }
 
-/** The request line and headers (values come from configuration: no line breaks allowed). */
+/** A header name (RFC 9110 token) and a value without control characters but tab. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const badHeaderValue = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** The request line and headers: names merged case-insensitively (the body's own framing last), values checked. */
 function requestHead(request: SseRequest, contentLength: number): string {
   const { url } = request;
-  const headers: Record<string, string> = {
-    host: url.host,
-    ...request.headers,
-    accept: 'text/event-stream',
-    'content-type': 'application/json',
-    'content-length': String(contentLength),
-  };
+  const headers = new Map<string, [string, string]>();
+  const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
+  set('host', url.host);
+  for (const [name, value] of Object.entries(request.headers)) set(name, value);
+  set('accept', 'text/event-stream');
+  set('content-type', 'application/json');
+  set('content-length', String(contentLength));
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  for (const [name, value] of Object.entries(headers)) {
-    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new ProviderError('not_configured', `${request.provider}: the header ${JSON.stringify(name)} holds a line break — fix the provider configuration.`, null, request.provider);
+  for (const [name, value] of headers.values()) {
+    if (!headerName.test(name) || badHeaderValue.test(value)) {
+      throw new ProviderError('not_configured', `${request.provider}: the header ${JSON.stringify(name)} has characters HTTP does not allow — fix the provider configuration.`, null, request.provider);
+    }
     head += `${name}: ${value}\r\n`;
   }
   return `${head}\r\n`;

@@ -77,9 +77,9 @@ describe('agent inline edits', () => {
     expect(waitMs()).toBeLessThan(1); // no flush yet: the first text goes out at once
     ctx.provider.emit('return ');
     await drain(); // the first text flushes as it arrives
-    expect(waitMs()).toBe(7); // the next flush is 8 ms away; reads may wait until 1 ms before it
+    expect(waitMs()).toBe(6); // the next flush is 8 ms away; reads may wait until 2 ms before it
     ctx.h.clock.advance(5);
-    expect(waitMs()).toBe(2);
+    expect(waitMs()).toBe(1);
     ctx.h.clock.advance(30);
     expect(waitMs()).toBeLessThan(1); // a quiet spell: text goes out at once again
     ctx.provider.end();
