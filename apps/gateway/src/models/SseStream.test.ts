@@ -64,14 +64,15 @@ afterEach(() => {
   for (const pool of pools.splice(0)) pool.close();
 });
 
-function open(url: URL, textWaitMs?: () => number, more: { headers?: Record<string, string>; signal?: AbortSignal; idleTimeoutMs?: number } = {}) {
+function open(url: URL, textWaitMs?: () => number, more: { headers?: Record<string, string>; signal?: AbortSignal; idleTimeoutMs?: number; busy?: boolean } = {}) {
   const pool = new ConnectionPool();
   pools.push(pool);
-  return { pool, request: { url, headers: more.headers ?? {}, body: { stream: true }, pool, signal: more.signal ?? new AbortController().signal, idleTimeoutMs: more.idleTimeoutMs ?? 5_000, provider: 'fake', textWaitMs } };
+  const busy = () => more.busy ?? true;
+  return { pool, request: { url, headers: more.headers ?? {}, body: { stream: true }, pool, signal: more.signal ?? new AbortController().signal, idleTimeoutMs: more.idleTimeoutMs ?? 5_000, provider: 'fake', textWaitMs, busy } };
 }
 
 describe('SseStream', () => {
-  it('leaves the socket unread while the consumer says text would wait, then reads what came in one go', async () => {
+  it('leaves the socket unread while busy and the consumer says text would wait, then reads what came in one go', async () => {
     const server = await rawServer((socket) => {
       socket.write(head + chunk(sse('first')));
       // The rest, once the client has read the first event: 40 writes, a turn of the event loop apart.
@@ -97,6 +98,11 @@ describe('SseStream', () => {
     // Without the hold each write is its own read (the client is idle and reads between them).
     expect(reads.length).toBeLessThanOrEqual(4);
     expect(waits.length).toBeGreaterThan(0);
+    // Not busy: read at once, whatever the consumer would wait.
+    const idle = open(server.url, () => 50, { busy: false });
+    const unheld = await readAll((await SseStream.open(idle.request))!);
+    expect(unheld.events).toHaveLength(41);
+    expect(unheld.reads.length).toBeGreaterThan(10);
     await server.close();
   });
 

@@ -12,6 +12,7 @@ import { ProviderError } from './ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
 import { SseDecoder, type SseEvent, type SseSink } from './SseDecoder';
+import { eventLoopBusy } from './eventLoopBusy';
 
 export interface SseRequest {
   url: URL;
@@ -24,6 +25,8 @@ export interface SseRequest {
   provider: string;
   /** See `ModelRequest.textWaitMs`: how long text arriving now would wait in the consumer anyway. */
   textWaitMs?: () => number;
+  /** Whether the process is busy enough to hold reads (default: `eventLoopBusy`). */
+  busy?: () => boolean;
 }
 
 const maxErrorBodyBytes = 64 * 1024;
@@ -352,13 +355,19 @@ export class SseStream {
   }
 
   /**
-   * Leaves the socket unread while text that arrives would wait in the consumer anyway: what
-   * comes meanwhile is read in one go. A server that writes every token (or every millisecond)
-   * costs a read, a wake-up and a decode each; held, one per consumer flush (decision 0014).
+   * While the process is busy, leaves the socket unread as long as text that arrives would wait
+   * in the consumer anyway: what comes meanwhile is read in one go. A server that writes every
+   * token (or every millisecond) costs a read, a wake-up and a decode each; held, one per
+   * consumer flush (decision 0014).
    */
   private hold(): void {
-    const waitMs = this.request.textWaitMs?.() ?? 0;
-    if (waitMs < 1 || this.holdTimer !== null) return;
+    if (this.holdTimer !== null || !this.request.textWaitMs) return;
+    // Only while the process is busy: a read saved is CPU for other sessions, while a held read
+    // whose timer fires late misses its flush (B5 at 5k tokens/s: the text reached the editor
+    // ~13 ms later with every read held, on a machine with a core to spare for the gateway).
+    if (!(this.request.busy ?? eventLoopBusy)()) return;
+    const waitMs = this.request.textWaitMs();
+    if (waitMs < 1) return;
     const socket = this.connection.socket;
     socket.pause();
     this.holdTimer = setTimeout(() => {
