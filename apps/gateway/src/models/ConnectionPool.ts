@@ -112,9 +112,8 @@ function open(url: URL, signal: AbortSignal, session: Buffer | undefined): Promi
   const port = Number(url.port || (secure ? 443 : 80));
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // A high-water mark of one byte: a paused socket stops reading at once (see SseStream's hold).
-  // (`tls.connect` takes only `highWaterMark`, for both directions: a write is then always
-  // "over the mark", which nothing here waits on.)
-  // (Node takes both options; its type definitions list neither.)
+  // `tls.connect` takes only `highWaterMark`, for both directions: a write is then always "over
+  // the mark", which nothing here waits on. Node's type definitions list neither option.
   const tlsOptions: tls.ConnectionOptions = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], session, ...{ highWaterMark: 1 } };
   const tcpOptions: net.NetConnectOpts = { host, port, ...{ readableHighWaterMark: 1 } };
   const socket = secure ? tls.connect(tlsOptions) : net.connect(tcpOptions);

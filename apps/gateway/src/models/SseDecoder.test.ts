@@ -53,6 +53,20 @@ describe('SseDecoder', () => {
     expect(decodeInPieces(encoder.encode('data: complete\n\ndata: cut off'), [])).toEqual([{ event: '', data: 'complete' }]);
   });
 
+  it('drops the byte order mark that starts a stream, and keeps a U+FEFF that is text, however the reads fall', () => {
+    const bytes = encoder.encode('\ufeffdata: a\n\ndata: b\ufeffc\n\n');
+    const expectedEvents = [
+      { event: '', data: 'a' },
+      { event: '', data: 'b\ufeffc' },
+    ];
+    expect(decodeInPieces(bytes, [])).toEqual(expectedEvents);
+    // Split before the second U+FEFF: the reads before it are all ASCII and skip the UTF-8 decoder.
+    const at = bytes.lastIndexOf(0xef);
+    expect(decodeInPieces(bytes, [3, at])).toEqual(expectedEvents);
+    const noMark = bytes.subarray(3);
+    expect(decodeInPieces(noMark, [noMark.lastIndexOf(0xef)])).toEqual(expectedEvents);
+  });
+
   it('ignores blank lines without data and fields it does not use', () => {
     expect(decodeInPieces(encoder.encode('\n\nid: 7\nretry: 10\n\nevent: x\n\ndata\n\n'), [])).toEqual([{ event: '', data: '' }]);
   });

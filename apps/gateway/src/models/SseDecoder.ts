@@ -12,7 +12,6 @@ export interface SseEvent {
 }
 
 const LF = 10;
-const CR = 13;
 
 /** Where `SseDecoder.decode` delivers a chunk's events, in stream order. */
 export interface SseSink {
@@ -29,7 +28,11 @@ export interface SseSink {
 
 export class SseDecoder {
   // `stream: true` keeps a partial UTF-8 sequence for the next chunk instead of emitting U+FFFD.
-  private readonly utf8 = new TextDecoder('utf-8');
+  // `ignoreBOM`: all-ASCII chunks skip this decoder, so its first input may be mid-stream, where
+  // a U+FEFF is text; the stream's own leading BOM is dropped in `decode`.
+  private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+  /** Nothing decoded yet: a U+FEFF here is the stream's byte order mark (WHATWG: ignored). */
+  private atStart = true;
   /** The last chunk through `utf8` ended in a non-ASCII byte: a sequence may still be open. */
   private utf8Open = false;
   /** The unterminated tail of the last chunk. */
@@ -50,6 +53,10 @@ export class SseDecoder {
   /** Decodes one chunk, handing the events it completed to `sink` as it finds them. */
   decode(chunk: Uint8Array, sink: SseSink): void {
     let text = this.text(chunk);
+    if (this.atStart && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.atStart = false;
+    }
     if (this.skipLeadingLf && text.length > 0) {
       if (text.charCodeAt(0) === LF) text = text.slice(1);
       this.skipLeadingLf = false;
@@ -93,18 +100,20 @@ export class SseDecoder {
     // most of the gateway's CPU at 200k tokens/s). Not at all while the fast lane reads
     // everything: it never takes a CR.
     let cr = -2;
+    // The same for the next LF: a stream that ends lines with CR only has none.
+    let lf = -2;
     let start = 0;
     while (start < length) {
       if (wholeEvent !== undefined && !this.hasData && this.eventType === '') {
         // Between events (an `id:` or comment line before does not count: neither is kept).
-        const after = wholeEvent(text, start);
+        const after = wholeEvent.call(sink, text, start);
         if (after !== -1) {
           start = after;
           continue;
         }
       }
       if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
-      const lf = text.indexOf('\n', start);
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
       if (end === -1) break;
       this.line(text, start, end, sink);
