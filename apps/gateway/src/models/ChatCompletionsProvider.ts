@@ -1,7 +1,7 @@
 /**
  * OpenAI-compatible Chat Completions over SSE, for any base URL: OpenAI, Cerebras, Groq, vLLM,
- * llama-server, Ollama, LM Studio. One pool of kept-alive connections per provider, so sequential requests
- * reuse a warm TCP (and TLS) connection. For autocomplete it also completes raw FIM prompts
+ * llama-server, Ollama, LM Studio. One pool of kept-alive connections per provider, so
+ * sequential requests reuse a warm TCP (and TLS) connection. For autocomplete it also completes raw FIM prompts
  * (`/v1/completions`) and, where configured, llama-server's native `/infill`.
  */
 import {
@@ -67,8 +67,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
-    const reader = new ChatChunkReader();
-    return this.run(this.url, this.body(request), signal, { chunk: (data) => reader.chunk(data), wholeEvent: (text, start, into) => reader.wholeEvent(text, start, into) }, request.textWaitMs);
+    return this.run(this.url, this.body(request), signal, new ChatChunkReader(), request.textWaitMs);
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
@@ -162,7 +161,6 @@ export class ChatCompletionsProvider implements ModelProvider {
       // The iteration ends once the socket is back in the pool: the next request finds it idle.
       void stream.finish().then(() => queue.end());
     };
-    const wholeEvent = read.wholeEvent;
     return {
       event: (event) => {
         if (over) return;
@@ -184,7 +182,7 @@ export class ChatCompletionsProvider implements ModelProvider {
         if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
         if (chunk.final) complete();
       },
-      wholeEvent: wholeEvent && ((data, start) => (over ? -1 : wholeEvent(data, start, text))),
+      wholeEvent: read.wholeEvent && ((data, start) => (over ? -1 : read.wholeEvent!(data, start, text))),
       readEnd: pushText,
       end: () => {
         if (signal.aborted) return queue.end();

@@ -19,7 +19,7 @@ export interface ParsedBytes {
   head: ResponseHead | null;
   /** The body bytes this push held (null: none). */
   body: Uint8Array | null;
-  /** The body ended in this push: the connection is free (if `keepAlive`) at `rest`. */
+  /** The body ended in this push: the connection is free for the next request (if `keepAlive`). */
   complete: boolean;
 }
 
@@ -41,13 +41,6 @@ export class HttpResponseParser {
   /** Body bytes left: of the current chunk, or of a Content-Length body. */
   private remaining = 0;
   private head: ResponseHead | null = null;
-
-  /** The request was a HEAD, or the status has no body (1xx, 204, 304): set before pushing. */
-  constructor(private readonly noBody = false) {}
-
-  get isComplete(): boolean {
-    return this.state === 'done';
-  }
 
   /** A response whose body runs until the connection closes. */
   get endsAtClose(): boolean {
@@ -155,7 +148,7 @@ export class HttpResponseParser {
 
   private startBody(head: ResponseHead): void {
     const encoding = head.headers['transfer-encoding'];
-    if (this.noBody || head.status === 204 || head.status === 304) this.state = 'done';
+    if (head.status === 204 || head.status === 304) this.state = 'done';
     else if (encoding !== undefined) {
       // With a Content-Length too, the framing is ambiguous to whoever sits in between: read
       // it as chunked (RFC 9112 §6.3) but do not reuse the connection.

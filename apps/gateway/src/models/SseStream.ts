@@ -5,7 +5,6 @@
  * callback, a stream push and an event per chunk, which servers send per token (decision 0014).
  */
 import { performance } from 'node:perf_hooks';
-import type net from 'node:net';
 import type { Connection, ConnectionPool } from './ConnectionPool';
 import { HttpParseError, HttpResponseParser, type ResponseHead } from './HttpResponseParser';
 import { ProviderError } from './ModelProvider';
@@ -143,6 +142,7 @@ export class SseStream {
   private async failure(status: number): Promise<ProviderError> {
     const chunks: Uint8Array[] = [...this.early];
     this.early = [];
+    let bytes = chunks.reduce((n, c) => n + c.length, 0);
     if (!this.complete && !this.socketDone) {
       const timer = setTimeout(() => this.destroy(), this.request.idleTimeoutMs);
       const onAbort = () => this.destroy();
@@ -152,7 +152,9 @@ export class SseStream {
           this.waiter = { head: () => undefined, done: resolve, fail: () => resolve() };
           this.reader = null;
           this.collect = (piece) => {
-            if (chunks.reduce((n, c) => n + c.length, 0) < maxErrorBodyBytes) chunks.push(piece);
+            if (bytes >= maxErrorBodyBytes) return;
+            chunks.push(piece);
+            bytes += piece.length;
           };
         });
       } finally {
@@ -384,7 +386,7 @@ export class SseStream {
   }
 
   private detach(): void {
-    const socket: net.Socket = this.connection.socket;
+    const { socket } = this.connection;
     socket.off('data', this.onData);
     socket.off('end', this.onEnd);
     socket.off('close', this.onEnd);
