@@ -38,7 +38,7 @@ async function rawServer(answer: (socket: net.Socket, connection: number, reques
 }
 
 /** Reads a stream to its end: the events, and the events of each network read. */
-function readAll(stream: SseStream): Promise<{ events: SseEvent[]; reads: SseEvent[][]; error: unknown }> {
+function readAll(stream: SseStream, onEvent?: (event: SseEvent) => void): Promise<{ events: SseEvent[]; reads: SseEvent[][]; error: unknown }> {
   return new Promise((resolve) => {
     const events: SseEvent[] = [];
     const reads: SseEvent[][] = [];
@@ -47,6 +47,7 @@ function readAll(stream: SseStream): Promise<{ events: SseEvent[]; reads: SseEve
       event: (event) => {
         events.push(event);
         read.push(event);
+        onEvent?.(event);
       },
       readEnd: () => {
         if (read.length > 0) reads.push(read);
@@ -73,10 +74,13 @@ function open(url: URL, textWaitMs?: () => number, more: { headers?: Record<stri
 
 describe('SseStream', () => {
   it('leaves the socket unread while busy and the consumer says text would wait, then reads what came in one go', async () => {
+    let writeSecond = () => {};
+    let writeRest = () => {};
     const server = await rawServer((socket) => {
       socket.write(head + chunk(sse('first')));
-      // The rest, once the client has read the first event: 40 writes, a turn of the event loop apart.
-      setTimeout(() => {
+      writeSecond = () => socket.write(chunk(sse('second')));
+      // 40 writes, a turn of the event loop apart.
+      writeRest = () => {
         let i = 0;
         const next = () => {
           socket.write(chunk(sse(`t${i}`)));
@@ -84,24 +88,27 @@ describe('SseStream', () => {
           else socket.write('0\r\n\r\n');
         };
         next();
-      }, 5);
+      };
     });
-    const waits: number[] = [];
+    const expected = ['first', 'second', ...Array.from({ length: 40 }, (_, i) => `t${i}`)];
+    // 'first' comes with the head, before the read: once it is in, the server writes 'second',
+    // the first read a hold can follow.
+    const onEvent = (event: SseEvent) => event.data === 'first' && writeSecond();
+    let asked = 0;
+    // Asked as the socket is about to be held: the server writes the rest then.
     const { request } = open(server.url, () => {
-      waits.push(50);
+      if (asked++ === 0) writeRest();
       return 50;
     });
-    const stream = (await SseStream.open(request))!;
-    const { events, reads, error } = await readAll(stream);
-    expect(error).toBeNull();
-    expect(events.map((e) => e.data)).toEqual(['first', ...Array.from({ length: 40 }, (_, i) => `t${i}`)]);
+    const held = await readAll((await SseStream.open(request))!, onEvent);
+    expect(held.error).toBeNull();
+    expect(held.events.map((e) => e.data)).toEqual(expected);
     // Without the hold each write is its own read (the client is idle and reads between them).
-    expect(reads.length).toBeLessThanOrEqual(4);
-    expect(waits.length).toBeGreaterThan(0);
+    expect(held.reads.length).toBeLessThanOrEqual(5);
     // Not busy: read at once, whatever the consumer would wait.
     const idle = open(server.url, () => 50, { busy: false });
-    const unheld = await readAll((await SseStream.open(idle.request))!);
-    expect(unheld.events).toHaveLength(41);
+    const unheld = await readAll((await SseStream.open(idle.request))!, (event) => (onEvent(event), event.data === 'second' && writeRest()));
+    expect(unheld.events.map((e) => e.data)).toEqual(expected);
     expect(unheld.reads.length).toBeGreaterThan(10);
     await server.close();
   });
@@ -157,8 +164,7 @@ describe('SseStream', () => {
 
   it('fails a read whose connection breaks mid-body, after the events before it', async () => {
     const server = await rawServer((socket) => {
-      socket.write(head + chunk(sse('a')));
-      setTimeout(() => socket.destroy(), 5);
+      socket.write(head + chunk(sse('a')), () => socket.destroy());
     });
     const { request } = open(server.url);
     const { events, error } = await readAll((await SseStream.open(request))!);
@@ -190,9 +196,14 @@ describe('SseStream', () => {
     const controller = new AbortController();
     // A stalled body would otherwise hold the request for the whole idle timeout (a minute here).
     const { request } = open(server.url, undefined, { signal: controller.signal, idleTimeoutMs: 60_000 });
-    const opening = SseStream.open(request);
-    setTimeout(() => controller.abort(), 20);
-    expect(await opening).toBeNull();
+    // Aborts once the head has been read (the turn after the first bytes): while the body stalls.
+    const connect = request.pool.connect.bind(request.pool);
+    request.pool.connect = async (...args) => {
+      const connection = await connect(...args);
+      connection.socket.once('data', () => setImmediate(() => controller.abort()));
+      return connection;
+    };
+    expect(await SseStream.open(request)).toBeNull();
     await server.close();
   });
 });
