@@ -15,7 +15,14 @@ export class FakeClock {
   private nextId = 1;
   private timers: Timer[] = [];
 
-  constructor(startMs = 1_700_000_000_000) {
+  /**
+   * @param timersEarlyMs fire each timer this long before `now()` reaches its due time, as Node
+   * does: it times timers by the loop's clock, which lags the wall clock within a turn of the loop.
+   */
+  constructor(
+    startMs = 1_700_000_000_000,
+    private readonly timersEarlyMs = 0,
+  ) {
     this.nowMs = startMs;
   }
 
@@ -33,16 +40,21 @@ export class FakeClock {
     this.timers = this.timers.filter((t) => t.handle !== handle);
   }
 
+  /** The fake has no I/O: `fn` is a timer due now (it runs at the next `advance`, even of 0 ms). */
+  afterIo(fn: () => void): void {
+    this.setTimeout(fn, 0);
+  }
+
   /** Moves time forward, firing due timers in time order (timers set by timers included). */
   advance(ms: number): void {
     const target = this.nowMs + ms;
     for (;;) {
       const due = this.timers
-        .filter((t) => t.at <= target)
+        .filter((t) => t.at - this.timersEarlyMs <= target)
         .sort((a, b) => a.at - b.at || a.handle.id - b.handle.id)[0];
       if (!due) break;
       this.timers = this.timers.filter((t) => t !== due);
-      this.nowMs = Math.max(this.nowMs, due.at);
+      this.nowMs = Math.max(this.nowMs, due.at - this.timersEarlyMs);
       due.fn();
     }
     this.nowMs = target;

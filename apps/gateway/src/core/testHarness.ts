@@ -12,7 +12,6 @@ import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
 
 export class Harness {
-  readonly clock = new FakeClock();
   readonly net = new MemoryNetwork();
   gateway: Gateway;
 
@@ -20,6 +19,7 @@ export class Harness {
     public store: Store = new SqliteStore(':memory:'),
     private readonly config: Partial<GatewayConfig> = {},
     private readonly models?: ModelRouter,
+    readonly clock = new FakeClock(),
   ) {
     this.gateway = new Gateway({ store, clock: this.clock, config, models });
   }

@@ -12,6 +12,7 @@ import {
   type ModelProvider,
   type ModelRequest,
   type PromptRequest,
+  type ReadPacer,
 } from './ModelProvider';
 import { ChatChunkReader } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
@@ -67,7 +68,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
-    return this.run(this.url, this.body(request), signal, new ChatChunkReader(), request.textWaitMs);
+    return this.run(this.url, this.body(request), signal, new ChatChunkReader(), request.pacer);
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
@@ -110,7 +111,7 @@ export class ChatCompletionsProvider implements ModelProvider {
    * One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. Events
    * are decoded in the socket's callback and queued (no async step per layer, see EventQueue).
    */
-  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader, textWaitMs?: () => number): AsyncIterableIterator<ModelEvent> {
+  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader, pacer?: ReadPacer): AsyncIterableIterator<ModelEvent> {
     let stream: SseStream | null = null;
     let finished = false;
     const queue: EventQueue<ModelEvent> = new EventQueue({
@@ -125,7 +126,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           signal,
           idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
           provider: this.name,
-          textWaitMs,
+          pacer,
         }).then((opened) => {
           stream = opened;
           if (!opened) return queue.end();

@@ -286,7 +286,7 @@ export class ResponsesProvider implements ModelProvider {
       signal,
       idleTimeoutMs: this.idleTimeoutMs,
       provider: this.name,
-      textWaitMs: request.textWaitMs,
+      pacer: request.pacer,
     });
   }
 

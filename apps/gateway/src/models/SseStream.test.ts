@@ -2,7 +2,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionPool } from './ConnectionPool';
-import { ProviderError } from './ModelProvider';
+import { ProviderError, type ReadPacer } from './ModelProvider';
 import type { SseEvent } from './SseDecoder';
 import { SseStream, type SseReader } from './SseStream';
 
@@ -19,6 +19,7 @@ async function rawServer(answer: (socket: net.Socket, connection: number, reques
     let requests = 0;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined); // a client that destroys its end
     socket.on('data', (data) => {
       if (data.includes('\r\n\r\n')) answer(socket, connection, ++requests, data.toString('latin1'));
     });
@@ -65,27 +66,26 @@ afterEach(() => {
   for (const pool of pools.splice(0)) pool.close();
 });
 
-function open(url: URL, textWaitMs?: () => number, more: { headers?: Record<string, string>; signal?: AbortSignal; idleTimeoutMs?: number; busy?: boolean } = {}) {
+function open(url: URL, pacer?: ReadPacer, more: { headers?: Record<string, string>; signal?: AbortSignal; idleTimeoutMs?: number } = {}) {
   const pool = new ConnectionPool();
   pools.push(pool);
-  const busy = () => more.busy ?? true;
-  return { pool, request: { url, headers: more.headers ?? {}, body: { stream: true }, pool, signal: more.signal ?? new AbortController().signal, idleTimeoutMs: more.idleTimeoutMs ?? 5_000, provider: 'fake', textWaitMs, busy } };
+  return { pool, request: { url, headers: more.headers ?? {}, body: { stream: true }, pool, signal: more.signal ?? new AbortController().signal, idleTimeoutMs: more.idleTimeoutMs ?? 5_000, provider: 'fake', pacer } };
 }
 
 describe('SseStream', () => {
-  it('leaves the socket unread while busy and the consumer says text would wait, then reads what came in one go', async () => {
+  it('leaves the socket unread until the consumer lets it in, then reads what came in one go', async () => {
     let writeSecond = () => {};
-    let writeRest = () => {};
+    let writeRest = (_done: () => void) => {};
     const server = await rawServer((socket) => {
       socket.write(head + chunk(sse('first')));
       writeSecond = () => socket.write(chunk(sse('second')));
       // 40 writes, a turn of the event loop apart.
-      writeRest = () => {
+      writeRest = (done) => {
         let i = 0;
         const next = () => {
           socket.write(chunk(sse(`t${i}`)));
           if (++i < 40) setImmediate(next);
-          else socket.write('0\r\n\r\n');
+          else socket.write('0\r\n\r\n', done);
         };
         next();
       };
@@ -94,22 +94,57 @@ describe('SseStream', () => {
     // 'first' comes with the head, before the read: once it is in, the server writes 'second',
     // the first read a hold can follow.
     const onEvent = (event: SseEvent) => event.data === 'first' && writeSecond();
-    let asked = 0;
-    // Asked as the socket is about to be held: the server writes the rest then.
-    const { request } = open(server.url, () => {
-      if (asked++ === 0) writeRest();
-      return 50;
+    let holds = 0;
+    // Asked as the socket is about to be held: the server writes the rest, then the consumer's
+    // "flush" lets the socket in.
+    const held = open(server.url, {
+      holdUntilFlush: (resume) => {
+        if (holds++ === 0) writeRest(() => setTimeout(resume, 20));
+        else setTimeout(resume, 20);
+        return true;
+      },
     });
-    const held = await readAll((await SseStream.open(request))!, onEvent);
-    expect(held.error).toBeNull();
-    expect(held.events.map((e) => e.data)).toEqual(expected);
+    const heldRun = await readAll((await SseStream.open(held.request))!, onEvent);
+    expect(heldRun.error).toBeNull();
+    expect(heldRun.events.map((e) => e.data)).toEqual(expected);
     // Without the hold each write is its own read (the client is idle and reads between them).
-    expect(held.reads.length).toBeLessThanOrEqual(5);
-    // Not busy: read at once, whatever the consumer would wait.
-    const idle = open(server.url, () => 50, { busy: false });
-    const unheld = await readAll((await SseStream.open(idle.request))!, (event) => (onEvent(event), event.data === 'second' && writeRest()));
-    expect(unheld.events.map((e) => e.data)).toEqual(expected);
-    expect(unheld.reads.length).toBeGreaterThan(10);
+    expect(heldRun.reads.length).toBeLessThanOrEqual(5);
+    // Nothing to wait for: read at once.
+    const unheld = open(server.url, { holdUntilFlush: () => false });
+    const unheldRun = await readAll((await SseStream.open(unheld.request))!, (event) => (onEvent(event), event.data === 'second' && writeRest(() => undefined)));
+    expect(unheldRun.events.map((e) => e.data)).toEqual(expected);
+    expect(unheldRun.reads.length).toBeGreaterThan(10);
+    await server.close();
+  });
+
+  it('reads on when the response is dropped while held, and a late resume does nothing', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(head + chunk(sse('first')));
+      setImmediate(() => socket.write(chunk(sse('second'))));
+    });
+    let resume = () => {};
+    const { request } = open(server.url, {
+      holdUntilFlush: (r) => {
+        resume = r;
+        return true;
+      },
+    });
+    const stream = (await SseStream.open(request))!;
+    const seen: string[] = [];
+    await new Promise<void>((resolve) =>
+      stream.read({
+        event: (event) => {
+          seen.push(event.data);
+          if (event.data === 'second') resolve();
+        },
+        readEnd: () => undefined,
+        end: () => undefined,
+        fail: () => undefined,
+      }),
+    );
+    stream.destroy();
+    expect(() => resume()).not.toThrow();
+    expect(seen).toEqual(['first', 'second']);
     await server.close();
   });
 
@@ -119,7 +154,7 @@ describe('SseStream', () => {
       socket.write(head + chunk(sse('first')));
       release = () => socket.write(chunk(sse('second')) + '0\r\n\r\n');
     });
-    const { request } = open(server.url, () => 0);
+    const { request } = open(server.url, { holdUntilFlush: () => false });
     const stream = (await SseStream.open(request))!;
     const seen: string[] = [];
     const done = new Promise<void>((resolve) =>

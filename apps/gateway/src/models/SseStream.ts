@@ -7,11 +7,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection, ConnectionPool } from './ConnectionPool';
 import { HttpParseError, HttpResponseParser, type ResponseHead } from './HttpResponseParser';
-import { ProviderError } from './ModelProvider';
+import { ProviderError, type ReadPacer } from './ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
 import { SseDecoder, type SseEvent, type SseSink } from './SseDecoder';
-import { eventLoopBusy } from './eventLoopBusy';
 
 export interface SseRequest {
   url: URL;
@@ -22,16 +21,13 @@ export interface SseRequest {
   /** No byte for this long (before or during the answer) fails the request as `network`. */
   idleTimeoutMs: number;
   provider: string;
-  /** See `ModelRequest.textWaitMs`: how long text arriving now would wait in the consumer anyway. */
-  textWaitMs?: () => number;
-  /** Whether the process is busy enough to hold reads (default: `eventLoopBusy`). */
-  busy?: () => boolean;
+  /** See `ModelRequest.pacer`: reads may wait for the consumer's next flush. */
+  pacer?: ReadPacer;
 }
 
 const maxErrorBodyBytes = 64 * 1024;
 /** A read at least this large is not held (see `hold`): the stream is fast enough to fill its reads. */
 const holdBelowBytes = 16 * 1024;
-const maxHoldMs = 50;
 
 function transportError(provider: string, reason: string): ProviderError {
   return new ProviderError('network', `${provider}: ${reason} — check the network and the base URL.`, null, provider);
@@ -42,7 +38,8 @@ export class SseStream {
   private readonly parser = new HttpResponseParser();
   private lastByteAt = performance.now();
   private idleTimer: NodeJS.Timeout | null = null;
-  private holdTimer: NodeJS.Timeout | null = null;
+  /** The socket is paused until the consumer's next flush (see `hold`). */
+  private held = false;
   private head: ResponseHead | null = null;
   /** Some byte of the answer arrived (a reused socket that fails before any is the server's idle close). */
   private heard = false;
@@ -357,33 +354,22 @@ export class SseStream {
   }
 
   /**
-   * While the process is busy, leaves the socket unread as long as text that arrives would wait
-   * in the consumer anyway: what comes meanwhile is read in one go. A server that writes every
-   * token (or every millisecond) costs a read, a wake-up and a decode each; held, one per
-   * consumer flush (decision 0014).
+   * Leaves the socket unread until the consumer's next flush, which lets it in itself: what came
+   * meanwhile is read in one go. A server that writes every token (or every millisecond) costs a
+   * wake-up, a read and a decode each; held, one per consumer flush (decisions 0014, 0015).
    */
   private hold(): void {
-    if (this.holdTimer !== null || !this.request.textWaitMs) return;
-    // Only while the process is busy: a read saved is CPU for other sessions, while a held read
-    // whose timer fires late misses its flush (B5 at 5k tokens/s: the text reached the editor
-    // ~13 ms later with every read held, on a machine with a core to spare for the gateway).
-    if (!(this.request.busy ?? eventLoopBusy)()) return;
-    const waitMs = this.request.textWaitMs();
-    if (waitMs < 1) return;
-    const socket = this.connection.socket;
-    socket.pause();
-    this.holdTimer = setTimeout(() => {
-      this.holdTimer = null;
-      if (!this.socketDone) socket.resume();
-    }, Math.min(waitMs, maxHoldMs));
+    if (this.held || !this.request.pacer?.holdUntilFlush(this.unhold)) return;
+    this.held = true;
+    this.connection.socket.pause();
   }
 
-  private unhold(): void {
-    if (this.holdTimer === null) return;
-    clearTimeout(this.holdTimer);
-    this.holdTimer = null;
+  /** Reads on (the consumer's flush is due, or the response is over); a no-op unless held. */
+  private readonly unhold = (): void => {
+    if (!this.held) return;
+    this.held = false;
     if (!this.socketDone) this.connection.socket.resume();
-  }
+  };
 
   private detach(): void {
     const { socket } = this.connection;

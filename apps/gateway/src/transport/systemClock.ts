@@ -8,4 +8,5 @@ export const systemClock: Clock = {
     return setTimeout(fn, capped);
   },
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  afterIo: (fn) => void setImmediate(fn),
 };

@@ -1,6 +1,6 @@
 import type { AgentErrorCode, AgentRoute, TurnInfo } from '@flint/protocol';
 import { StreamingDiff } from '@flint/stream-diff';
-import { ProviderError, type ModelProvider, type ModelRequest } from '../../models/ModelProvider';
+import { ProviderError, type ModelProvider, type ModelRequest, type ReadPacer } from '../../models/ModelProvider';
 import type { Clock, TimerHandle } from '../Clock';
 import { CodeFenceFilter } from './CodeFenceFilter';
 import type { EditApplier } from './EditApplier';
@@ -14,8 +14,8 @@ const statusIntervalMs = 250;
  * that fast. The text and the agent's cursor still go out with every flush.
  */
 const liveStatusIntervalMs = 100;
-/** How long before a flush a held provider read is let through (see `textWaitMs`). */
-const readMarginMs = 2;
+/** A provider read is held only when the next flush is at least this far away (see `pacer`). */
+const minHoldMs = 1;
 
 export interface TurnOptions {
   info: Omit<TurnInfo, 'status' | 'ttftMs' | 'outputTokens' | 'tokensPerSecond' | 'error'>;
@@ -51,6 +51,10 @@ export class Turn {
   private fences = new CodeFenceFilter();
   private buffer = '';
   private flushTimer: TimerHandle | null = null;
+  /** Provider reads held until the next flush (see `pacer`): their resumes. */
+  private held: Array<() => void> = [];
+  /** The flush timer fired and let held reads in; the flush waits for them (one turn of the loop). */
+  private releasing = false;
   private firstTokenAt: number | null = null;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private lastStatusAt = Number.NEGATIVE_INFINITY;
@@ -105,7 +109,7 @@ export class Turn {
   }
 
   private async consume(request: ModelRequest, signal: AbortSignal): Promise<void> {
-    for await (const event of this.options.provider.stream({ ...request, textWaitMs: this.textWaitMs }, signal)) {
+    for await (const event of this.options.provider.stream({ ...request, pacer: this.pacer }, signal)) {
       if (this.ended || signal.aborted) return;
       if (event.type === 'text') {
         if (this.firstTokenAt === null) {
@@ -156,20 +160,50 @@ export class Turn {
 
   /**
    * Text that arrives now is applied at the next flush: until then the provider's connection
-   * need not be read. Less 2 ms, for the read to land before the flush although timers fire a
-   * millisecond or so late (with 1 ms, 17 of 300 events on loopback missed their flush, against
-   * 4 read at once). Before the first flush, and after a quiet spell, text goes out at once:
-   * nothing to wait for.
+   * need not be read. The flush lets held reads in itself and waits one turn of the event loop
+   * for them, so a timer that fires late delays the text no more than it delays the flush
+   * (decision 0015). Before the first flush, and after a quiet spell, text goes out at once:
+   * nothing to hold it for.
    */
-  private readonly textWaitMs = (): number => this.lastFlushAt + this.options.flushIntervalMs - this.options.clock.now() - readMarginMs;
+  private readonly pacer: ReadPacer = {
+    holdUntilFlush: (resume) => {
+      // While releasing, the read asking is the one just let in: its text goes out with this
+      // flush (by the wall clock the timer may fire up to a millisecond early).
+      if (this.ended || this.releasing || this.dueInMs() < minHoldMs) return false;
+      this.held.push(resume);
+      this.scheduleFlush();
+      return true;
+    },
+  };
+
+  private dueInMs(): number {
+    return this.lastFlushAt + this.options.flushIntervalMs - this.options.clock.now();
+  }
 
   private scheduleFlush(): void {
     if (this.flushTimer !== null) return;
-    const dueInMs = this.lastFlushAt + this.options.flushIntervalMs - this.options.clock.now();
     this.flushTimer = this.options.clock.setTimeout(() => {
       this.flushTimer = null;
-      this.flush(false);
-    }, Math.max(0, dueInMs));
+      if (this.held.length === 0) return this.flushBuffered();
+      this.releasing = true;
+      this.releaseHeld();
+      this.options.clock.afterIo(() => {
+        this.releasing = false;
+        this.flushBuffered();
+      });
+    }, Math.max(0, this.dueInMs()));
+  }
+
+  /** A flush, unless there is nothing to apply: an empty one would use up the leading edge. */
+  private flushBuffered(): void {
+    if (!this.ended && this.buffer) this.flush(false);
+  }
+
+  private releaseHeld(): void {
+    if (this.held.length === 0) return;
+    const held = this.held;
+    this.held = [];
+    for (const resume of held) resume();
   }
 
   private flush(final: boolean): void {
@@ -177,6 +211,8 @@ export class Turn {
       this.options.clock.clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
+    // Held until "the next flush": this one (a read that arrived meanwhile made it overdue).
+    this.releaseHeld();
     const now = this.options.clock.now();
     this.lastFlushAt = now;
     const ops = this.buffer ? this.diff.push(this.buffer) : [];
@@ -223,6 +259,7 @@ export class Turn {
 
   private end(status: 'done' | 'cancelled' | 'failed'): void {
     this.ended = true;
+    this.releaseHeld();
     this.info = { ...this.info, status };
     this.options.onChange(this.info);
     this.options.onEnd(this.info);

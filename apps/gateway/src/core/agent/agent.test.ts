@@ -1,5 +1,6 @@
 import { idRunsOf, viewHunks } from '@flint/change-set';
 import { Channel, CloseCode, decodeServerFrame, encodeControl, isDecodeError } from '@flint/protocol';
+import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { ModelRouter } from './ModelRouter';
@@ -9,10 +10,10 @@ import { SqliteStore } from '../../storage/SqliteStore';
 
 const original = `export function add(a: number, b: number) {\n  return a + b;\n}\n`;
 
-function setup(files: Record<string, string> = { 'src/math.ts': original }) {
+function setup(files: Record<string, string> = { 'src/math.ts': original }, clock = new FakeClock()) {
   const provider = new ScriptedProvider();
   const models: ModelRouter = (route) => ({ provider, model: route === 'deep' ? 'deep-model' : 'spark-test', contextTokens: 128_000, supportsPrediction: true });
-  const h = new Harness(new SqliteStore(':memory:'), {}, models);
+  const h = new Harness(new SqliteStore(':memory:'), {}, models, clock);
   const ws = h.gateway.createWorkspace('Agent', files);
   const editorLink = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
   const viewerLink = h.gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
@@ -44,8 +45,8 @@ async function promptTurn(ctx: ReturnType<typeof setup>, start: number, end: num
 }
 
 /** A turn writing into an empty file; returns Bob's copy of its text. */
-async function promptIntoEmptyFile() {
-  const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' });
+async function promptIntoEmptyFile(clock?: FakeClock) {
+  const ctx = setup({ 'src/math.ts': original, 'empty.ts': '' }, clock);
   const fileId = fileIdOf(ctx.alice, 'empty.ts');
   const text = textOf(ctx.bob, fileId);
   ctx.h.flush();
@@ -70,20 +71,70 @@ async function step(ctx: ReturnType<typeof setup>) {
 }
 
 describe('agent inline edits', () => {
-  it('tells its provider how long arriving text would wait for the next flush: nothing before the first', async () => {
-    const ctx = setup();
-    await promptTurn(ctx, original.indexOf('return'), original.indexOf(';') + 1);
-    const waitMs = ctx.provider.requests[0]!.textWaitMs!;
-    expect(waitMs()).toBeLessThan(1); // no flush yet: the first text goes out at once
+  it('holds a provider read until its next flush, lets it in just before, and applies what it let in with that flush', async () => {
+    const { ctx, text } = await promptIntoEmptyFile(); // nothing for the stream-diff to hold back
+    const pacer = ctx.provider.requests[0]!.pacer!;
+    const resumedAt: number[] = [];
+    const heldRead = () => {
+      resumedAt.push(ctx.h.clock.now());
+      ctx.provider.emit('Number(a)'); // what the connection held, read once let in
+      // Asked again as that read comes in: it goes out with this flush, not held for the next.
+      expect(pacer.holdUntilFlush(() => undefined)).toBe(false);
+    };
+    expect(pacer.holdUntilFlush(heldRead)).toBe(false); // no flush yet: the first text goes out at once
     ctx.provider.emit('return ');
     await drain(); // the first text flushes as it arrives
-    expect(waitMs()).toBe(6); // the next flush is 8 ms away; reads may wait until 2 ms before it
-    ctx.h.clock.advance(5);
-    expect(waitMs()).toBe(1);
+    ctx.h.flush();
+    const firstFlushAt = ctx.h.clock.now();
+    expect(pacer.holdUntilFlush(heldRead)).toBe(true); // the next flush is 8 ms away
+    ctx.h.clock.advance(7);
+    expect(resumedAt).toEqual([]);
+    expect(text.toString()).toBe('return ');
+    await step(ctx); // the flush is due within this step
+    await drain(); // the turn reads what came in (real I/O: before the flush's next turn of the loop)
+    ctx.h.flush();
+    expect(resumedAt).toEqual([firstFlushAt + 8]); // let in by the flush itself, once
+    expect(text.toString()).toBe('return Number(a)');
+    ctx.h.clock.advance(7.5);
+    expect(pacer.holdUntilFlush(heldRead)).toBe(false); // the flush is under a millisecond away: read on
     ctx.h.clock.advance(30);
-    expect(waitMs()).toBeLessThan(1); // a quiet spell: text goes out at once again
+    expect(pacer.holdUntilFlush(heldRead)).toBe(false); // a quiet spell: text goes out at once again
     ctx.provider.end();
     await step(ctx);
+  });
+
+  it('does not hold again the read its flush just let in, though the timer fired early by the wall clock', async () => {
+    const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, 2));
+    const pacer = ctx.provider.requests[0]!.pacer!;
+    ctx.provider.emit('return ');
+    await drain();
+    let askedAgain: boolean | null = null;
+    expect(
+      pacer.holdUntilFlush(() => {
+        ctx.provider.emit('Number(a)');
+        askedAgain = pacer.holdUntilFlush(() => undefined); // 2 ms before the flush by now()
+      }),
+    ).toBe(true);
+    await step(ctx);
+    await drain();
+    ctx.h.flush();
+    expect(askedAgain).toBe(false);
+    expect(text.toString()).toBe('return Number(a)');
+  });
+
+  it('lets a held read go when the turn ends before its flush (Esc)', async () => {
+    const ctx = setup();
+    const turnId = await promptTurn(ctx, original.indexOf('return'), original.indexOf(';') + 1);
+    ctx.provider.emit('return ');
+    await drain();
+    let resumed = 0;
+    expect(ctx.provider.requests[0]!.pacer!.holdUntilFlush(() => resumed++)).toBe(true);
+    const cancelled = ctx.bob.cancelTurn(turnId);
+    ctx.h.flush();
+    expect(await cancelled).toMatchObject({ ok: true });
+    expect(resumed).toBe(1);
+    ctx.h.clock.advance(20);
+    expect(resumed).toBe(1);
   });
 
   it('streams a rewrite into the file for everyone, one transaction per flush, not per token', async () => {
