@@ -45,6 +45,8 @@ export interface ChatCompletionsOptions {
   headers?: Record<string, string>;
   /** llama-server's `/infill` URL (e.g. "http://127.0.0.1:8080/infill"): enables `infill`. */
   infillUrl?: string;
+  /** Certificate authorities to trust instead of Node's (see `ConnectionPoolOptions.ca`). */
+  ca?: string | Buffer;
 }
 
 export class ChatCompletionsProvider implements ModelProvider {
@@ -54,10 +56,11 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly infillUrl: URL | null;
   private readonly name: string;
   /** Kept-alive connections to every origin this provider asks (the infill URL's too). */
-  private readonly pool = new ConnectionPool();
+  private readonly pool: ConnectionPool;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ChatCompletionsOptions) {
+    this.pool = new ConnectionPool({ ca: options.ca });
     const base = options.baseUrl.replace(/\/+$/, '');
     this.url = new URL(`${base}/chat/completions`);
     this.completionsUrl = new URL(`${base}/completions`);

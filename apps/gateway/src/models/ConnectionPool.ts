@@ -22,9 +22,20 @@ interface IdleSocket {
   forget(): void;
 }
 
+export interface ConnectionPoolOptions {
+  /**
+   * Certificate authorities to trust for https origins instead of Node's (a provider behind a
+   * private CA; the tests' own). Flint itself leaves this unset: `NODE_EXTRA_CA_CERTS` adds to
+   * Node's list for a whole process.
+   */
+  ca?: string | Buffer;
+}
+
 export class ConnectionPool {
   private readonly idle = new Map<string, IdleSocket[]>();
   private closed = false;
+
+  constructor(private readonly options: ConnectionPoolOptions = {}) {}
 
   /** TLS sessions per origin, so a new connection resumes instead of a full handshake. */
   private readonly sessions = new Map<string, Buffer>();
@@ -42,7 +53,7 @@ export class ConnectionPool {
       }
     }
     if (this.closed) throw new Error('the connection pool is closed');
-    const socket = await open(url, signal, this.sessions.get(origin));
+    const socket = await open(url, signal, this.sessions.get(origin), this.options.ca);
     if (socket instanceof tls.TLSSocket) socket.on('session', (session: Buffer) => this.sessions.set(origin, session));
     return { socket, reused: false };
   }
@@ -107,14 +118,14 @@ function originOf(url: URL): string {
   return `${url.protocol}//${url.host}`;
 }
 
-function open(url: URL, signal: AbortSignal, session: Buffer | undefined): Promise<net.Socket> {
+function open(url: URL, signal: AbortSignal, session: Buffer | undefined, ca: string | Buffer | undefined): Promise<net.Socket> {
   const secure = url.protocol === 'https:';
   const port = Number(url.port || (secure ? 443 : 80));
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // A high-water mark of one byte: a paused socket stops reading at once (see SseStream's hold).
   // `tls.connect` takes only `highWaterMark`, for both directions: a write is then always "over
   // the mark", which nothing here waits on. Node's type definitions list neither option.
-  const tlsOptions: tls.ConnectionOptions = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], session, ...{ highWaterMark: 1 } };
+  const tlsOptions: tls.ConnectionOptions = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], session, ca, ...{ highWaterMark: 1 } };
   const tcpOptions: net.NetConnectOpts = { host, port, ...{ readableHighWaterMark: 1 } };
   const socket = secure ? tls.connect(tlsOptions) : net.connect(tcpOptions);
   socket.setNoDelay(true);

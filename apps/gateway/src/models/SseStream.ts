@@ -33,6 +33,29 @@ function transportError(provider: string, reason: string): ProviderError {
   return new ProviderError('network', `${provider}: ${reason} — check the network and the base URL.`, null, provider);
 }
 
+/** OpenSSL's and Node's codes for a server certificate the client does not accept. */
+const certificateErrors = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function certificateError(provider: string, code: string, detail: string): ProviderError {
+  return new ProviderError(
+    'network',
+    `${provider}: its TLS certificate was not accepted (${code}: ${detail}) — check the base URL's host name; for a private certificate authority, start Flint with NODE_EXTRA_CA_CERTS set to its PEM file.`,
+    null,
+    provider,
+  );
+}
+
 export class SseStream {
   private readonly decoder = new SseDecoder();
   private readonly parser = new HttpResponseParser();
@@ -82,7 +105,9 @@ export class SseStream {
         if (error instanceof StaleSocketError && attempt === 0) continue;
         if (error instanceof ProviderError) throw error;
         if (error instanceof HttpParseError) throw transportError(request.provider, `the server's answer is not HTTP/1.1 (${error.message})`);
-        throw transportError(request.provider, `request failed (${(error as NodeJS.ErrnoException).code ?? 'no code'})`);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code && certificateErrors.has(code)) throw certificateError(request.provider, code, (error as Error).message);
+        throw transportError(request.provider, `request failed (${code ?? 'no code'})`);
       }
     }
   }
