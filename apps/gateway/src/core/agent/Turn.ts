@@ -124,7 +124,9 @@ export class Turn {
         if (!this.buffer) continue;
         // Leading edge: the first text (and any text after a quiet spell) goes out at once;
         // an overdue flush runs here too, so a busy event loop that starves timers still
-        // applies text every interval.
+        // applies text every interval. Not while held reads come in: over TLS one socket read
+        // is a chunk per record, and the flush waiting for them takes them all.
+        if (this.releasing) continue;
         if (this.options.clock.now() - this.lastFlushAt >= this.options.flushIntervalMs) this.flush(false);
         else this.scheduleFlush();
       } else if (event.type === 'usage') {
