@@ -17,6 +17,7 @@ import { b6bBrowserCollaboration } from './benchmarks/b6bBrowserCollaboration';
 import { b7Footprint } from './benchmarks/b7Footprint';
 import { b8Autocomplete } from './benchmarks/b8Autocomplete';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
+import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
 import { describeEnvironment } from './lib/describeEnvironment';
 import { printTable } from './lib/printTable';
@@ -34,7 +35,11 @@ if (selected.length === 0) {
   process.exit(2);
 }
 
-const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results', smoke ? 'smoke' : '');
+// BENCH_TLS=1: token sources over https (lib/benchTls.ts); every server process trusts the test
+// certificate, and the results go to results/tls/ (they are not the plain-HTTP runs' to replace).
+const tls = process.env.BENCH_TLS === '1';
+if (tls) process.env.NODE_EXTRA_CA_CERTS = benchCertFile;
+const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results', smoke ? 'smoke' : '', tls ? 'tls' : '');
 mkdirSync(resultsDir, { recursive: true });
 /** A hung benchmark is a crash: smoke must finish, and the full run must fit ~15 minutes. */
 const timeoutMs = smoke ? 45_000 : 900_000;

@@ -13,9 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { chatCompletionWire } from '@flint/test-kit';
 import { markerComment, markerPattern } from '../browser/src/markers';
+import { benchTls } from './benchTls';
 
 export interface PacedScript {
   /** Text deltas per response. */
@@ -114,19 +116,23 @@ export class PacedTokenServer {
   private ticker: NodeJS.Timeout | null = null;
   readonly streams: StreamRecord[] = [];
 
-  private constructor(private readonly server: http.Server) {}
+  private constructor(
+    private readonly server: http.Server,
+    private readonly secure: boolean,
+  ) {}
 
   static async start(): Promise<PacedTokenServer> {
-    const server = http.createServer();
+    const tls = benchTls();
+    const server = tls ? https.createServer(tls) : http.createServer();
     server.keepAliveTimeout = 60_000;
-    const paced = new PacedTokenServer(server);
+    const paced = new PacedTokenServer(server, tls !== null);
     server.on('request', (req, res) => void paced.onRequest(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return paced;
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return `${this.secure ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
   configure(script: PacedScript): void {

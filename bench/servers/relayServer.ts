@@ -7,14 +7,16 @@
  * work a relay can do per byte — B5's transport floor, which must not drown a page in messages.
  */
 import http from 'node:http';
+import https from 'node:https';
 import { WebSocketServer } from 'ws';
 import { listenLoopback, type LoopbackWsServer } from './listenLoopback';
 
 export type RelayServer = LoopbackWsServer;
 
 export async function startRelayServer(providerBaseUrl: string, perRead = false): Promise<RelayServer> {
-  const agent = new http.Agent({ keepAlive: true });
   const target = new URL(`${providerBaseUrl}/chat/completions`);
+  const client = target.protocol === 'https:' ? https : http;
+  const agent = new client.Agent({ keepAlive: true });
   const server = http.createServer((_req, res) => res.writeHead(404).end());
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
   wss.on('connection', (ws) => {
@@ -25,7 +27,7 @@ export async function startRelayServer(providerBaseUrl: string, perRead = false)
         messages: [{ role: 'user', content: 'write code' }],
         stream_options: { include_usage: true },
       });
-      const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const req = client.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
         res.setEncoding('utf8');
         let buffer = '';
         res.on('data', (chunk: string) => {
