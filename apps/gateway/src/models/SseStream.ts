@@ -63,6 +63,8 @@ export class SseStream {
   private idleTimer: NodeJS.Timeout | null = null;
   /** The socket is paused until the consumer's next flush (see `hold`). */
   private held = false;
+  /** Let in by the consumer's flush: the reads until the next turn of the event loop, kept to be read as one. */
+  private letInReads: Buffer[] | null = null;
   private head: ResponseHead | null = null;
   /** Some byte of the answer arrived (a reused socket that fails before any is the server's idle close). */
   private heard = false;
@@ -288,6 +290,11 @@ export class SseStream {
   private readonly onData = (data: Buffer): void => {
     this.lastByteAt = performance.now();
     this.heard = true;
+    if (this.letInReads) this.letInReads.push(data);
+    else this.onRead(data);
+  };
+
+  private onRead(data: Buffer): void {
     let parsed;
     try {
       parsed = this.parser.push(data);
@@ -306,9 +313,10 @@ export class SseStream {
     }
     if (parsed.complete) this.completed();
     else if (this.reader && data.length < holdBelowBytes) this.hold();
-  };
+  }
 
   private readonly onEnd = (): void => {
+    this.readLetIn();
     if (this.socketDone) return;
     if (this.head && this.parser.endsAtClose) return this.completed();
     const error = this.head === null && this.connection.reused && !this.heard ? new StaleSocketError() : transportError(this.request.provider, this.head ? 'the connection broke mid-stream' : 'the connection closed before an answer');
@@ -318,6 +326,7 @@ export class SseStream {
   };
 
   private readonly onError = (error: Error): void => {
+    this.readLetIn();
     if (this.socketDone) return;
     const stale = this.head === null && this.connection.reused && !this.heard && ['ECONNRESET', 'EPIPE'].includes((error as NodeJS.ErrnoException).code ?? '');
     this.detach();
@@ -384,10 +393,29 @@ export class SseStream {
    * wake-up, a read and a decode each; held, one per consumer flush (decisions 0014, 0015).
    */
   private hold(): void {
-    if (this.held || !this.request.pacer?.holdUntilFlush(this.unhold)) return;
+    if (this.held || !this.request.pacer?.holdUntilFlush(this.letIn)) return;
     this.held = true;
     this.connection.socket.pause();
   }
+
+  /**
+   * The consumer's flush lets the socket in. Over TLS what one socket read brings reaches us as a
+   * chunk per record, so the reads until this turn of the event loop's I/O is over are kept and
+   * read as one (`setImmediate`). This immediate is queued before the flush's own, which the
+   * consumer queues after letting its reads in, so the flush has the text (decision 0015).
+   */
+  private readonly letIn = (): void => {
+    if (!this.held) return;
+    this.letInReads = [];
+    setImmediate(this.readLetIn);
+    this.unhold();
+  };
+
+  private readonly readLetIn = (): void => {
+    const reads = this.letInReads;
+    this.letInReads = null;
+    if (reads && reads.length > 0) this.onRead(reads.length === 1 ? reads[0]! : Buffer.concat(reads));
+  };
 
   /** Reads on (the consumer's flush is due, or the response is over); a no-op unless held. */
   private readonly unhold = (): void => {

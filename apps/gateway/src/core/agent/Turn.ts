@@ -188,6 +188,7 @@ export class Turn {
       this.flushTimer = null;
       if (this.held.length === 0) return this.flushBuffered();
       this.releasing = true;
+      // First: a reader let in may queue its own `afterIo` to read what comes as one, ahead of ours.
       this.releaseHeld();
       this.options.clock.afterIo(() => {
         this.releasing = false;
