@@ -5,10 +5,7 @@ import { ConnectionPool } from './ConnectionPool';
 import { ProviderError, type ReadPacer } from './ModelProvider';
 import type { SseEvent } from './SseDecoder';
 import { SseStream, type SseReader } from './SseStream';
-
-const sse = (data: string) => `data: ${data}\n\n`;
-const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
-const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
+import { chunk, head, sse, writeSpaced } from './sseTestWire';
 
 /** A loopback server that hands each request's socket to `answer`, which writes the raw response. */
 async function rawServer(answer: (socket: net.Socket, connection: number, request: number, text: string) => void) {
@@ -79,16 +76,7 @@ describe('SseStream', () => {
     const server = await rawServer((socket) => {
       socket.write(head + chunk(sse('first')));
       writeSecond = () => socket.write(chunk(sse('second')));
-      // 40 writes, a turn of the event loop apart.
-      writeRest = (done) => {
-        let i = 0;
-        const next = () => {
-          socket.write(chunk(sse(`t${i}`)));
-          if (++i < 40) setImmediate(next);
-          else socket.write('0\r\n\r\n', done);
-        };
-        next();
-      };
+      writeRest = (done) => writeSpaced(socket, 40, done);
     });
     const expected = ['first', 'second', ...Array.from({ length: 40 }, (_, i) => `t${i}`)];
     // 'first' comes with the head, before the read: once it is in, the server writes 'second',

@@ -10,13 +10,10 @@ import { ConnectionPool } from './ConnectionPool';
 import { ProviderError, type ReadPacer } from './ModelProvider';
 import type { SseEvent } from './SseDecoder';
 import { SseStream } from './SseStream';
+import { chunk, head, sse, writeSpaced } from './sseTestWire';
 
 const key = readFileSync(new URL('./testdata/localhost.key.pem', import.meta.url));
 const cert = readFileSync(new URL('./testdata/localhost.cert.pem', import.meta.url));
-
-const sse = (data: string) => `data: ${data}\n\n`;
-const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
-const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
 
 interface Served {
   socket: tls.TLSSocket;
@@ -104,15 +101,7 @@ describe('SseStream over TLS', () => {
     const server = await tlsServer(({ socket }) => {
       socket.write(head + chunk(sse('first')));
       writeSecond = () => socket.write(chunk(sse('second')));
-      writeRest = (done) => {
-        let i = 0;
-        const next = () => {
-          socket.write(chunk(sse(`t${i}`)));
-          if (++i < 40) setImmediate(next);
-          else socket.write('0\r\n\r\n', done);
-        };
-        next();
-      };
+      writeRest = (done) => writeSpaced(socket, 40, done);
     });
     // 'first' comes with the head, before the read; 'second' is the first read a hold can follow.
     const onEvent = (event: SseEvent) => event.data === 'first' && writeSecond();
