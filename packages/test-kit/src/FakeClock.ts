@@ -18,6 +18,7 @@ export class FakeClock {
   /**
    * @param timersEarlyMs fire each timer this long before `now()` reaches its due time, as Node
    * does: it times timers by the loop's clock, which lags the wall clock within a turn of the loop.
+   * Negative: that long after, as in a process the machine does not run on time.
    */
   constructor(
     startMs = 1_700_000_000_000,

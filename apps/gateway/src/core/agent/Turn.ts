@@ -16,6 +16,13 @@ const statusIntervalMs = 250;
 const liveStatusIntervalMs = 100;
 /** A provider read is held only when the next flush is at least this far away (see `pacer`). */
 const minHoldMs = 1;
+/**
+ * Nor while flush timers fire later than this: a process the machine does not run on time would
+ * leave held text waiting for a late timer, and a socket left unread that long backs the
+ * provider up (B5 at 20,000 lines, where the page takes every core: text reached the editor later
+ * with every read held).
+ */
+const maxTimerLateMs = 4;
 
 export interface TurnOptions {
   info: Omit<TurnInfo, 'status' | 'ttftMs' | 'outputTokens' | 'tokensPerSecond' | 'error'>;
@@ -55,6 +62,8 @@ export class Turn {
   private held: Array<() => void> = [];
   /** The flush timer fired and let held reads in; the flush waits for them (one turn of the loop). */
   private releasing = false;
+  /** How late the last flush timer fired. */
+  private timerLateMs = 0;
   private firstTokenAt: number | null = null;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private lastStatusAt = Number.NEGATIVE_INFINITY;
@@ -171,7 +180,7 @@ export class Turn {
     holdUntilFlush: (resume) => {
       // While releasing, the read asking is the one just let in: its text goes out with this
       // flush (by the wall clock the timer may fire up to a millisecond early).
-      if (this.ended || this.releasing || this.dueInMs() < minHoldMs) return false;
+      if (this.ended || this.releasing || this.timerLateMs > maxTimerLateMs || this.dueInMs() < minHoldMs) return false;
       this.held.push(resume);
       this.scheduleFlush();
       return true;
@@ -184,8 +193,10 @@ export class Turn {
 
   private scheduleFlush(): void {
     if (this.flushTimer !== null) return;
+    const dueAt = this.lastFlushAt + this.options.flushIntervalMs;
     this.flushTimer = this.options.clock.setTimeout(() => {
       this.flushTimer = null;
+      this.timerLateMs = this.options.clock.now() - dueAt;
       if (this.held.length === 0) return this.flushBuffered();
       this.releasing = true;
       // First: a reader let in may queue its own `afterIo` to read what comes as one, ahead of ours.

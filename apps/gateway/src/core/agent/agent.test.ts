@@ -122,6 +122,27 @@ describe('agent inline edits', () => {
     expect(text.toString()).toBe('return Number(a)');
   });
 
+  it('reads at once while its flush timers fire late: held text would wait for them', async () => {
+    const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, -6));
+    const pacer = ctx.provider.requests[0]!.pacer!;
+    ctx.provider.emit('a');
+    await drain();
+    let resumed = 0;
+    const heldRead = () => {
+      resumed++;
+      ctx.provider.emit('b');
+    };
+    expect(pacer.holdUntilFlush(heldRead)).toBe(true); // no timer has fired late yet
+    ctx.h.clock.advance(20); // due at 8 ms, fired at 14; its flush (a timer due then) at 20
+    await drain();
+    ctx.h.flush();
+    expect(resumed).toBe(1);
+    expect(text.toString()).toBe('ab');
+    expect(pacer.holdUntilFlush(heldRead)).toBe(false);
+    ctx.provider.end();
+    await step(ctx);
+  });
+
   it('lets a held read go when the turn ends before its flush (Esc)', async () => {
     const ctx = setup();
     const turnId = await promptTurn(ctx, original.indexOf('return'), original.indexOf(';') + 1);
