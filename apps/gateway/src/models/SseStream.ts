@@ -414,7 +414,9 @@ export class SseStream {
   private readonly readLetIn = (): void => {
     const reads = this.letInReads;
     this.letInReads = null;
-    if (reads && reads.length > 0) this.onRead(reads.length === 1 ? reads[0]! : Buffer.concat(reads));
+    // Stopped meanwhile: nothing more is read.
+    if (this.socketDone || !reads || reads.length === 0) return;
+    this.onRead(reads.length === 1 ? reads[0]! : Buffer.concat(reads));
   };
 
   /** Reads on (the consumer's flush is due, or the response is over); a no-op unless held. */

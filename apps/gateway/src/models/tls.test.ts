@@ -24,10 +24,12 @@ interface Served {
 async function tlsServer(answer: (served: Served) => void) {
   let connections = 0;
   const resumed: boolean[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
   const sockets = new Set<tls.TLSSocket>();
   const server = tls.createServer({ key, cert, ALPNProtocols: ['http/1.1'] }, (socket) => {
     const connection = ++connections;
     resumed.push(socket.isSessionReused());
+    for (const waiter of waiters.filter((w) => w.count <= connections)) waiter.resolve();
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -50,6 +52,8 @@ async function tlsServer(answer: (served: Served) => void) {
     get connections() {
       return connections;
     },
+    /** Resolves once the server has accepted `count` connections (its side of each handshake done). */
+    accepted: (count: number) => new Promise<void>((resolve) => (connections >= count ? resolve() : waiters.push({ count, resolve }))),
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -152,7 +156,7 @@ describe('SseStream over TLS', () => {
     expect(server.connections).toBe(1);
     // A new connection (as after the server's idle close) resumes the session the pool kept.
     const fresh = await pool.connect(new URL(url), new AbortController().signal, true);
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the server's side of the handshake
+    await server.accepted(2);
     expect((fresh.socket as tls.TLSSocket).isSessionReused()).toBe(true);
     expect(server.resumed).toEqual([false, true]);
     fresh.socket.destroy();

@@ -225,7 +225,8 @@ export class Turn {
       this.options.clock.clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    // Held until "the next flush": this one (a read that arrived meanwhile made it overdue).
+    // The timer that would let held reads in is cleared above: this flush lets them in instead
+    // (held by an earlier generation after a steer, say), or they would wait for the idle timeout.
     this.releaseHeld();
     const now = this.options.clock.now();
     this.lastFlushAt = now;

@@ -122,6 +122,27 @@ describe('agent inline edits', () => {
     expect(text.toString()).toBe('return Number(a)');
   });
 
+  it('while a flush lets held reads in, text that comes in pieces waits for that flush, not an overdue one', async () => {
+    // Timers 6 ms late: the flush's own turn of the loop (a timer due now) runs 6 ms after the
+    // release, so the pieces can be consumed in between, as TLS records are.
+    const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, -6));
+    const pacer = ctx.provider.requests[0]!.pacer!;
+    ctx.provider.emit('a');
+    await drain();
+    expect(pacer.holdUntilFlush(() => ctx.provider.emit('b'))).toBe(true);
+    ctx.h.clock.advance(14); // due at 8, fired at 14: releasing
+    await drain();
+    ctx.provider.emit('c'); // a second piece of what the hold let in
+    await drain();
+    ctx.h.flush();
+    expect(text.toString()).toBe('a');
+    ctx.h.clock.advance(6); // the flush waiting for the release
+    ctx.h.flush();
+    expect(text.toString()).toBe('abc');
+    ctx.provider.end();
+    await step(ctx);
+  });
+
   it('reads at once while its flush timers fire late: held text would wait for them', async () => {
     const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, -6));
     const pacer = ctx.provider.requests[0]!.pacer!;

@@ -33,8 +33,8 @@ describe('Turn over a TLS provider', () => {
     const write = (text: string) => new Promise<void>((resolve) => socket!.write(text, () => resolve()));
     respond = (s) => {
       socket = s;
-      // The first text: the turn flushes it at once. Then 'b', the read a hold follows.
-      void write(head + chunk(event('a'))).then(() => setTimeout(() => void write(chunk(event('b'))), 5));
+      // The first text: the turn flushes it at once (then the applier asks for 'b').
+      void write(head + chunk(event('a')));
     };
 
     const real = new ChatCompletionsProvider({ baseUrl: `https://localhost:${port}/v1`, ca: cert, includeUsage: false });
@@ -64,7 +64,10 @@ describe('Turn over a TLS provider', () => {
     const applier = {
       apply: (ops: DiffOp[]) => {
         const text = ops.map((op) => (op.type === 'insert' ? op.text : '')).join('');
-        if (text) applied.push(text);
+        if (!text) return;
+        applied.push(text);
+        // 'a' is applied: now 'b', the read a hold follows.
+        if (applied.length === 1) void write(chunk(event('b')));
       },
       finish: () => undefined,
     } as unknown as EditApplier;
