@@ -40,10 +40,12 @@ export class ConnectionPool {
   /** TLS sessions per origin, so a new connection resumes instead of a full handshake. */
   private readonly sessions = new Map<string, Buffer>();
 
-  /** An idle connection to `url`'s origin (unless `fresh`), or a new one once it is connected. */
-  async connect(url: URL, signal: AbortSignal, fresh = false): Promise<Connection> {
-    const origin = originOf(url);
-    const idle = fresh ? undefined : this.idle.get(origin);
+  /**
+   * An idle connection to `url`'s origin, now, or null. Synchronous, so a request on it is
+   * written in the same turn of the event loop it was made in (see `SseStream.open`).
+   */
+  idleConnection(url: URL): Connection | null {
+    const idle = this.idle.get(originOf(url));
     while (idle && idle.length > 0) {
       const entry = idle.pop()!;
       entry.forget();
@@ -52,7 +54,13 @@ export class ConnectionPool {
         return { socket: entry.socket, reused: true };
       }
     }
+    return null;
+  }
+
+  /** A new connection to `url`'s origin, once it is connected. */
+  async connect(url: URL, signal: AbortSignal): Promise<Connection> {
     if (this.closed) throw new Error('the connection pool is closed');
+    const origin = originOf(url);
     const socket = await open(url, signal, this.sessions.get(origin), this.options.ca);
     if (socket instanceof tls.TLSSocket) socket.on('session', (session: Buffer) => this.sessions.set(origin, session));
     return { socket, reused: false };

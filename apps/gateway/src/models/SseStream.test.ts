@@ -1,6 +1,6 @@
 /** SseStream's own HTTP/1.1 over its pool: holding reads, stale kept-alive sockets, bad answers. */
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionPool } from './ConnectionPool';
 import { ProviderError, type ReadPacer } from './ModelProvider';
 import type { SseEvent } from './SseDecoder';
@@ -158,6 +158,24 @@ describe('SseStream', () => {
     );
     await done;
     expect(seen).toEqual(['first', 'second']);
+    await server.close();
+  });
+
+  it('writes a request on a kept-alive connection before `open` returns: no await before it leaves', async () => {
+    const server = await rawServer((socket, _connection, request) => socket.write(head + chunk(sse(`r${request}`)) + '0\r\n\r\n'));
+    const { request } = open(server.url);
+    await readAll((await SseStream.open(request))!); // its socket goes back to the pool
+    const writes = vi.spyOn(net.Socket.prototype, 'write');
+    try {
+      const opening = SseStream.open(request);
+      // Still in the caller's turn of the event loop: what it does next (a turn's first status)
+      // must not go ahead of the request.
+      expect(writes.mock.calls.map(([data]) => String(data).split('\r\n')[0])).toEqual(['POST /v1/chat/completions HTTP/1.1']);
+      expect((await readAll((await opening)!)).events.map((e) => e.data)).toEqual(['r2']);
+    } finally {
+      writes.mockRestore();
+    }
+    expect(server.connections).toBe(1);
     await server.close();
   });
 

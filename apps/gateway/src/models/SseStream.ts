@@ -118,19 +118,28 @@ export class SseStream {
     const body = JSON.stringify(request.body);
     // Built first: a bad header fails the request before any socket or waiter exists.
     const wire = requestHead(request, Buffer.byteLength(body)) + body;
+    // On an idle connection the request is written at once, before anything else here, and
+    // without an await: it leaves ahead of the caller's own work after `open` (a turn's first
+    // status, the prompt's reply), and the model's time to first token starts that much sooner.
+    // No byte of the answer can arrive before this turn of the event loop ends, by when the
+    // stream listens.
+    const idle = fresh ? null : request.pool.idleConnection(request.url);
+    idle?.socket.write(wire);
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), request.idleTimeoutMs);
     const onAbort = () => timer.abort();
     request.signal.addEventListener('abort', onAbort, { once: true });
     let stream: SseStream | null = null;
     try {
-      const connection = await request.pool.connect(request.url, timer.signal, fresh).catch((error: unknown) => {
-        if (timer.signal.aborted && !request.signal.aborted) throw transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`);
-        throw error;
-      });
+      const connection =
+        idle ??
+        (await request.pool.connect(request.url, timer.signal).catch((error: unknown) => {
+          if (timer.signal.aborted && !request.signal.aborted) throw transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`);
+          throw error;
+        }));
       stream = new SseStream(request, connection);
       const answered = stream.untilHead();
-      connection.socket.write(wire);
+      if (!idle) connection.socket.write(wire);
       timer.signal.addEventListener('abort', () => stream?.stop(request.signal.aborted ? null : transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`)), { once: true });
       await answered;
     } catch (error) {

@@ -155,7 +155,7 @@ describe('SseStream over TLS', () => {
     expect([first.data, second.data]).toEqual([['c1'], ['c1']]);
     expect(server.connections).toBe(1);
     // A new connection (as after the server's idle close) resumes the session the pool kept.
-    const fresh = await pool.connect(new URL(url), new AbortController().signal, true);
+    const fresh = await pool.connect(new URL(url), new AbortController().signal);
     await server.accepted(2);
     expect((fresh.socket as tls.TLSSocket).isSessionReused()).toBe(true);
     expect(server.resumed).toEqual([false, true]);
