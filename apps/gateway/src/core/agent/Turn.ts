@@ -68,6 +68,8 @@ export class Turn {
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private lastStatusAt = Number.NEGATIVE_INFINITY;
   private ended = false;
+  /** The turn's first text was applied (see `flush`). */
+  private textShown = false;
 
   constructor(private readonly options: TurnOptions) {
     this.info = { ...options.info, status: 'streaming', ttftMs: null, outputTokens: 0, tokensPerSecond: null, error: null };
@@ -238,12 +240,22 @@ export class Turn {
     const elapsedMs = this.firstTokenAt === null ? 0 : now - this.firstTokenAt;
     this.info = { ...this.info, tokensPerSecond: elapsedMs > 0 ? (this.info.outputTokens * 1000) / elapsedMs : null };
     if (final) return;
-    if (ops.length > 0) this.options.onText(this.info);
-    // The first text goes out at once (time to first token shows); then a few times a second.
-    if (now - this.lastStatusAt >= (ops.length > 0 ? liveStatusIntervalMs : statusIntervalMs)) {
-      this.lastStatusAt = now;
-      this.options.onChange(this.info);
-    }
+    const moved = ops.length > 0;
+    const notify = () => {
+      if (moved) this.options.onText(this.info);
+      // The first text's status goes out at once (time to first token shows); then a few times a second.
+      if (now - this.lastStatusAt >= (moved ? liveStatusIntervalMs : statusIntervalMs)) {
+        this.lastStatusAt = now;
+        this.options.onChange(this.info);
+      }
+    };
+    if (!moved || this.textShown) return notify();
+    // The turn's first text leaves on its own: the frames sent in one turn of the event loop
+    // leave as one write, and the agent's cursor and status would hold it back (~0.15 ms, B1).
+    this.textShown = true;
+    this.options.clock.afterIo(() => {
+      if (!this.ended) notify();
+    });
   }
 
   /** Esc / Stop: abort upstream now; keep what was applied; leave the rest of the original. */

@@ -224,6 +224,50 @@ describe('agent inline edits', () => {
     expect(ctx.bob.turns.get(turnId)?.status).toBe('done');
   });
 
+  it('sends the turn\'s first text on its own: its cursor and status follow once that I/O is done', async () => {
+    const { ctx, text } = await promptIntoEmptyFile();
+    /** What the gateway queued to the clients since last asked: the frames sent in one turn of the event loop leave as one write. */
+    const seen = new Map<object, number>();
+    const queued = () =>
+      ctx.h.net.pairs.flatMap((pair) =>
+        pair.toClient.slice(seen.get(pair) ?? 0).map((bytes) => {
+          seen.set(pair, pair.toClient.length);
+          const frame = decodeServerFrame(bytes);
+          if (isDecodeError(frame)) throw new Error(frame.message);
+          if (frame.channel !== Channel.Control) return frame.channel === Channel.Sync ? 'text' : 'cursor';
+          return frame.message.type === 'agent.turn' ? `status ${frame.message.turn.status}` : frame.message.type;
+        }),
+      );
+    queued();
+    ctx.provider.emit('export ');
+    await drain();
+    expect([...new Set(queued())]).toEqual(['text']);
+    ctx.h.clock.advance(0);
+    expect(queued().sort()).toEqual(['cursor', 'cursor', 'status streaming', 'status streaming']);
+    seen.clear();
+    ctx.h.flush();
+    expect(text.toString()).toBe('export ');
+    expect(ctx.bob.turns.get([...ctx.bob.turns.keys()][0]!)?.ttftMs).not.toBeNull();
+    // Later text goes out with its cursor and status as before; a turn that ends first sends
+    // no stale "streaming" after its end.
+    ctx.provider.emit('const a = 1;\n');
+    ctx.provider.end();
+    await step(ctx);
+    expect(ctx.bob.turns.get([...ctx.bob.turns.keys()][0]!)?.status).toBe('done');
+  });
+
+  it('a turn that ends before its first text\'s status went out sends its end, and nothing after it', async () => {
+    const { ctx } = await promptIntoEmptyFile();
+    const statuses: string[] = [];
+    ctx.bob.onTurn((turn) => statuses.push(turn.status));
+    ctx.provider.emit('export {};\n');
+    ctx.provider.end();
+    await drain();
+    ctx.h.clock.advance(0);
+    ctx.h.flush();
+    expect(statuses).toEqual(['done']);
+  });
+
   it('sends the text every flush, the agent cursor when it moves, its status at most every 100 ms', async () => {
     const ctx = setup();
     const lines = Array.from({ length: 40 }, (_, i) => `  const v${i} = ${i};\n`);
