@@ -233,7 +233,7 @@ describe('agent inline edits', () => {
         pair.toClient.slice(seen.get(pair) ?? 0).map((bytes) => {
           seen.set(pair, pair.toClient.length);
           const frame = decodeServerFrame(bytes);
-          if (isDecodeError(frame)) throw new Error(frame.message);
+          if (isDecodeError(frame)) throw new Error(frame.error);
           if (frame.channel !== Channel.Control) return frame.channel === Channel.Sync ? 'text' : 'cursor';
           return frame.message.type === 'agent.turn' ? `status ${frame.message.turn.status}` : frame.message.type;
         }),
