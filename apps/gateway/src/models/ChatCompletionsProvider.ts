@@ -121,20 +121,26 @@ export class ChatCompletionsProvider implements ModelProvider {
       signal,
       merge: mergeText,
       start: () => {
-        SseStream.open({
-          url,
-          headers: this.headers,
-          body,
-          pool: this.pool,
-          signal,
-          idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
-          provider: this.name,
-          pacer,
-        }).then((opened) => {
-          stream = opened;
+        SseStream.open(
+          {
+            url,
+            headers: this.headers,
+            body,
+            pool: this.pool,
+            signal,
+            idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
+            provider: this.name,
+            pacer,
+          },
+          // Read from the socket callback that brought the head: the first text is queued there.
+          (opened) => {
+            stream = opened;
+            return this.reader(opened, queue, signal, read, () => (finished = true));
+          },
+        ).then((opened) => {
           if (!opened) return queue.end();
-          if (queue.isClosed) return opened.destroy(); // the consumer stopped while it opened
-          opened.read(this.reader(opened, queue, signal, read, () => (finished = true)));
+          // The consumer stopped while it opened: what was queued meanwhile was dropped.
+          if (queue.isClosed && !finished) opened.destroy();
         }, (error: unknown) => queue.fail(error));
       },
       stop: () => {

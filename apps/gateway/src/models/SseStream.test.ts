@@ -203,6 +203,31 @@ describe('SseStream', () => {
     await server.close();
   });
 
+  it('reads a successful answer from the read that brought its head, given a reader for it; not an error answer', async () => {
+    const server = await rawServer((socket, _connection, request) => {
+      if (request === 1) socket.write(head + chunk(sse('first')));
+      else socket.end('HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: 45\r\n\r\n{"error":{"message":"slow down","type":"x"}}\n');
+      if (request === 1) setTimeout(() => socket.write(chunk(sse('second')) + '0\r\n\r\n'), 5);
+    });
+    const { request } = open(server.url);
+    const events: string[] = [];
+    let ended!: () => void;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    const reader: SseReader = { event: (event) => events.push(event.data), readEnd: () => undefined, end: () => ended(), fail: (error) => { throw error; } };
+    let handed: SseStream | null = null;
+    const stream = await SseStream.open(request, (s) => ((handed = s), reader));
+    // Already delivered when `open` resolves: in the socket callback, not a promise hop later.
+    expect(events).toEqual(['first']);
+    expect(handed).toBe(stream);
+    await end;
+    expect(events).toEqual(['first', 'second']);
+    let asked = false;
+    const error = await SseStream.open(request, () => ((asked = true), reader)).catch((e: unknown) => e);
+    expect((error as ProviderError).code).toBe('rate_limited');
+    expect(asked).toBe(false);
+    await server.close();
+  });
+
   it('fails a read whose connection breaks mid-body, after the events before it', async () => {
     const server = await rawServer((socket) => {
       socket.write(head + chunk(sse('a')), () => socket.destroy());

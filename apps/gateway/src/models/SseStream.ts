@@ -83,6 +83,7 @@ export class SseStream {
   private constructor(
     private readonly request: SseRequest,
     private readonly connection: Connection,
+    private readonly readOnHead: ((stream: SseStream) => SseReader) | null,
   ) {
     const socket = connection.socket;
     socket.on('data', this.onData);
@@ -94,14 +95,18 @@ export class SseStream {
   /**
    * Sends the request and waits for the status line. Throws a ProviderError for an error status
    * or a transport failure; returns null when `signal` aborted first.
+   *
+   * With `readOnHead`, a successful answer is read from the network read that brought its head,
+   * by the reader it returns (the stream is then not `read` again): the first events reach the
+   * caller in that socket callback, with no promise hop between the head and them (B1).
    */
-  static async open(request: SseRequest): Promise<SseStream | null> {
+  static async open(request: SseRequest, readOnHead?: (stream: SseStream) => SseReader): Promise<SseStream | null> {
     // A kept-alive socket can be closed by the server just as we reuse it; retrying once, on a
     // new connection, is safe because the server answered nothing (it processed nothing).
     for (let attempt = 0; ; attempt++) {
       if (request.signal.aborted) return null;
       try {
-        return await SseStream.openOnce(request, attempt > 0);
+        return await SseStream.openOnce(request, attempt > 0, readOnHead ?? null);
       } catch (error) {
         if (request.signal.aborted) return null;
         if (error instanceof StaleSocketError && attempt === 0) continue;
@@ -114,7 +119,7 @@ export class SseStream {
     }
   }
 
-  private static async openOnce(request: SseRequest, fresh: boolean): Promise<SseStream> {
+  private static async openOnce(request: SseRequest, fresh: boolean, readOnHead: ((stream: SseStream) => SseReader) | null): Promise<SseStream> {
     const body = JSON.stringify(request.body);
     // Built first: a bad header fails the request before any socket or waiter exists.
     const wire = requestHead(request, Buffer.byteLength(body)) + body;
@@ -137,7 +142,7 @@ export class SseStream {
           if (timer.signal.aborted && !request.signal.aborted) throw transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`);
           throw error;
         }));
-      stream = new SseStream(request, connection);
+      stream = new SseStream(request, connection, readOnHead);
       const answered = stream.untilHead();
       if (!idle) connection.socket.write(wire);
       timer.signal.addEventListener('abort', () => stream?.stop(request.signal.aborted ? null : transportError(request.provider, `no answer within ${request.idleTimeoutMs} ms`)), { once: true });
@@ -313,6 +318,8 @@ export class SseStream {
     }
     if (parsed.head) {
       this.head = parsed.head;
+      const { status } = parsed.head;
+      if (this.readOnHead && status >= 200 && status < 300) this.read(this.readOnHead(this));
       this.waiter?.head();
     }
     if (parsed.body) {
