@@ -41,18 +41,23 @@ export class ConnectionPool {
   private readonly sessions = new Map<string, Buffer>();
 
   /**
-   * An idle connection to `url`'s origin, now, or null. Synchronous, so a request on it is
-   * written in the same turn of the event loop it was made in (see `SseStream.open`).
+   * Writes `request` on an idle connection to `url`'s origin and hands that connection over, or
+   * returns null when there is none. Synchronous, so the request leaves in the turn of the event
+   * loop it was made in (see `SseStream.open`); the pool lets go of the socket after writing,
+   * which no byte of the answer can arrive before.
    */
-  idleConnection(url: URL): Connection | null {
+  sendOnIdle(url: URL, request: string): Connection | null {
     const idle = this.idle.get(originOf(url));
     while (idle && idle.length > 0) {
       const entry = idle.pop()!;
-      entry.forget();
-      if (!entry.socket.destroyed && entry.socket.readyState === 'open') {
-        entry.socket.ref();
-        return { socket: entry.socket, reused: true };
+      if (entry.socket.destroyed || entry.socket.readyState !== 'open') {
+        entry.forget();
+        continue;
       }
+      entry.socket.write(request);
+      entry.forget();
+      entry.socket.ref();
+      return { socket: entry.socket, reused: true };
     }
     return null;
   }

@@ -128,8 +128,7 @@ export class SseStream {
     // status, the prompt's reply), and the model's time to first token starts that much sooner.
     // No byte of the answer can arrive before this turn of the event loop ends, by when the
     // stream listens.
-    const idle = fresh ? null : request.pool.idleConnection(request.url);
-    idle?.socket.write(wire);
+    const idle = fresh ? null : request.pool.sendOnIdle(request.url, wire);
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), request.idleTimeoutMs);
     const onAbort = () => timer.abort();
