@@ -2,11 +2,12 @@
  * What only the Responses adapter does: continuation with previous_response_id, reconnecting
  * after the server's connection cap, one response per socket, and the SSE fallback.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultFakeText, FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
 import type { ModelMessage, ModelRequest } from './ModelProvider';
 import { collectEvents } from './providerContract';
 import { ResponsesProvider, type ResponsesOptions } from './ResponsesProvider';
+import { ResponsesSocket } from './ResponsesSocket';
 
 const system: ModelMessage = { role: 'system', content: 'You are Flint.' };
 const firstUser: ModelMessage = { role: 'user', content: 'Write a function.' };
@@ -57,6 +58,23 @@ describe('ResponsesProvider', () => {
     expect(sent.headers.authorization).toBe('Bearer sk-test');
     expect(sent.body).toMatchObject({ type: 'response.create', model: 'fake-model', input: [system, firstUser], max_output_tokens: 64, store: false });
     expect(sent.body).not.toHaveProperty('stream');
+  });
+
+  it('sends response.create on an idle socket before the first next() returns: no await before it leaves', async () => {
+    use();
+    await ok(turn('t-sync', system, firstUser)); // the socket is open and idle
+    const sends = vi.spyOn(ResponsesSocket.prototype, 'send');
+    try {
+      const events = provider.stream(followUp('t-sync'), new AbortController().signal);
+      const first = events.next();
+      // Still in the caller's turn of the event loop: a turn's first status must not go ahead.
+      expect(sends.mock.calls.map(([message]) => (message as { type: string }).type)).toEqual(['response.create']);
+      await first;
+      for await (const _ of events) void _;
+    } finally {
+      sends.mockRestore();
+    }
+    expect(lastBody().previous_response_id).toMatch(/^resp_/);
   });
 
   it('sends only the new messages with previous_response_id on the next turn of a thread', async () => {

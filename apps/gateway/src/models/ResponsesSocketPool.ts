@@ -25,7 +25,7 @@ export class ResponsesSocketPool {
   async acquire(preferred: ResponsesSocket | null, signal: AbortSignal): Promise<ResponsesSocket | null> {
     for (;;) {
       if (signal.aborted || this.closed) return null;
-      const socket = this.takeIdle(preferred);
+      const socket = this.idleSocket(preferred);
       if (socket) return socket;
       if (this.sockets.size + this.opening < this.maxSockets) return this.openOne();
       const freed = await new Promise<ResponsesSocket | null>((resolve) => {
@@ -77,7 +77,12 @@ export class ResponsesSocketPool {
     for (const waiter of this.waiters.splice(0)) waiter(null);
   }
 
-  private takeIdle(preferred: ResponsesSocket | null): ResponsesSocket | null {
+  /**
+   * An idle open socket reserved for the caller until `release` (`preferred` if it is idle), now,
+   * or null. No await: a request sent on it leaves in the caller's turn of the event loop.
+   */
+  idleSocket(preferred: ResponsesSocket | null): ResponsesSocket | null {
+    if (this.closed) return null;
     if (preferred && this.idle.has(preferred) && preferred.isOpen) {
       this.idle.delete(preferred);
       return preferred;
