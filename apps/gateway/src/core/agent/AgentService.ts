@@ -75,11 +75,11 @@ export class AgentService {
     for (const turn of room.turns.values()) {
       if (turn.snapshot.fileId === request.fileId) return { ok: false, code: 'busy', message: 'The agent is already writing in this file; stop it first (Esc).' };
     }
-    const text = live.doc.getText(FILE_TEXT_KEY);
-    const range = resolveRange(live.doc, text, request.anchor, request.head);
+    // The whole file as text, once: a long file's toString is on the path of every prompt.
+    const content = live.doc.getText(FILE_TEXT_KEY).toString();
+    const range = resolveRange(live.doc, content, request.anchor, request.head);
     if (!range) return { ok: false, code: 'invalid_range', message: 'The selection could not be found in the file; try again.' };
     const { start, end } = range;
-    const content = text.toString();
     const original = content.slice(start, end);
     // Small windows (the embedded model's 2k) must leave most of the room to the prompt.
     const maxOutputTokens = Math.min(this.config.maxOutputTokens, Math.floor(routed.contextTokens / 4));
@@ -200,12 +200,13 @@ export class AgentService {
 }
 
 /** Resolves base64 relative positions to a range; an empty selection means its whole line. */
-function resolveRange(doc: Y.Doc, text: Y.Text, anchor: string, head: string): { start: number; end: number } | null {
+function resolveRange(doc: Y.Doc, content: string, anchor: string, head: string): { start: number; end: number } | null {
   let a: number | undefined;
   let b: number | undefined;
   try {
     a = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(anchor)), doc)?.index;
-    b = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(head)), doc)?.index;
+    // An empty selection (a prompt at the caret) sends the same position twice.
+    b = head === anchor ? a : Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(head)), doc)?.index;
   } catch {
     // Garbage positions are the client's error, answered as invalid_range.
     return null;
@@ -214,7 +215,6 @@ function resolveRange(doc: Y.Doc, text: Y.Text, anchor: string, head: string): {
   let start = Math.min(a, b);
   let end = Math.max(a, b);
   if (start === end) {
-    const content = text.toString();
     start = content.lastIndexOf('\n', start - 1) + 1;
     const newline = content.indexOf('\n', end);
     end = newline === -1 ? content.length : newline;
