@@ -39,6 +39,8 @@ describe('ChatChunkReader', () => {
       '{"id":"chatcmpl-2","choices":[{"delta":{"content":"x"},"index":0}],"created":1760000000,"model":"gpt-oss-120b","system_fingerprint":"fp_1","object":"chat.completion.chunk"}',
       // llama-server: finish_reason (null) before the delta
       '{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x"}}],"created":1760000000,"id":"chatcmpl-3","model":"flint-tiny","system_fingerprint":"b1-abc","object":"chat.completion.chunk"}',
+      // a stream's first event, naming the role (OpenAI, Cerebras, Groq, vLLM)
+      '{"id":"chatcmpl-5","object":"chat.completion.chunk","created":1760000000,"model":"gpt-5","choices":[{"index":0,"delta":{"role":"assistant","content":"x"},"finish_reason":null}]}',
       // vLLM / Groq after their first event
       '{"id":"chatcmpl-4","object":"chat.completion.chunk","created":1760000000,"model":"openai/gpt-oss-20b","system_fingerprint":"fp_2","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}',
     ];
@@ -57,6 +59,17 @@ describe('ChatChunkReader', () => {
     const test = vi.spyOn(RegExp.prototype, 'test');
     for (let i = 0; i < 10; i++) for (const { id, read } of streams) expect(read(event(id, `t${i}`))?.text).toBe(`t${i}`);
     expect(test).not.toHaveBeenCalled();
+  });
+
+  it('reads a stream\'s first event, which names the role, in place; the text events after it without checking their envelope again', () => {
+    const reader = new ChatChunkReader();
+    const event = (delta: string) => `{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1760000000,"model":"gpt-oss-120b","choices":[{"index":0,"delta":${delta},"finish_reason":null}]}`;
+    const parse = vi.spyOn(JSON, 'parse');
+    expect(reader.chunk(event('{"role":"assistant","content":""}'))).toEqual({ text: '', finishReason: null, usage: null, final: false, error: null });
+    const test = vi.spyOn(RegExp.prototype, 'test');
+    expect(reader.chunk(event('{"content":"export"}'))?.text).toBe('export');
+    expect(test).not.toHaveBeenCalled();
+    expect(parse).not.toHaveBeenCalled();
   });
 
   it('reads everything else in full: finish reason, usage, errors, [DONE], malformed JSON', () => {
