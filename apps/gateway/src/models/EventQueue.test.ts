@@ -106,5 +106,12 @@ describe('EventQueue', () => {
     const next = waiting.queue.next();
     controller.abort();
     expect(await next).toEqual({ value: undefined, done: true });
+
+    // Aborted before anyone read: nothing is started (no request is sent).
+    controller = new AbortController();
+    const unread = queueOf<number>({ signal: controller.signal, start: (q) => q.push(1) });
+    controller.abort();
+    expect(await unread.queue.next()).toEqual({ value: undefined, done: true });
+    expect(unread.calls.start).toBe(0);
   });
 });

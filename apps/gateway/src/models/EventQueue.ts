@@ -36,9 +36,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private failure: { error: unknown } | null = null;
   private waiter: { resolve(result: IteratorResult<T, undefined>): void; reject(error: unknown): void } | null = null;
 
-  constructor(private readonly hooks: EventQueueOptions<T>) {
-    hooks.signal?.addEventListener('abort', () => this.drop(), { once: true });
-  }
+  constructor(private readonly hooks: EventQueueOptions<T>) {}
 
   /** Whether the stream ended, failed, or the consumer stopped: later pushes are dropped. */
   get isClosed(): boolean {
@@ -86,11 +84,20 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     if (this.closed) return this.finalResult();
     if (!this.started) {
       this.started = true;
+      const { signal } = this.hooks;
+      if (signal?.aborted) {
+        this.drop();
+        return this.finalResult();
+      }
       try {
         this.hooks.start();
       } catch (error) {
         this.fail(error);
       }
+      // Listened for after `start`, which sends the request: the request leaves that much
+      // sooner, and nothing but `start` itself can abort in between.
+      if (signal?.aborted) this.drop();
+      else signal?.addEventListener('abort', () => this.drop(), { once: true });
       // `start` may have pushed, ended or failed synchronously.
       if (this.head < this.items.length || this.closed) return this.next();
     }
