@@ -116,23 +116,20 @@ export class PacedTokenServer {
   private ticker: NodeJS.Timeout | null = null;
   readonly streams: StreamRecord[] = [];
 
-  private constructor(
-    private readonly server: http.Server,
-    private readonly secure: boolean,
-  ) {}
+  private constructor(private readonly server: http.Server) {}
 
   static async start(): Promise<PacedTokenServer> {
     const tls = benchTls();
     const server = tls ? https.createServer(tls) : http.createServer();
     server.keepAliveTimeout = 60_000;
-    const paced = new PacedTokenServer(server, tls !== null);
+    const paced = new PacedTokenServer(server);
     server.on('request', (req, res) => void paced.onRequest(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return paced;
   }
 
   get baseUrl(): string {
-    return `${this.secure ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return `${this.server instanceof https.Server ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
   configure(script: PacedScript): void {

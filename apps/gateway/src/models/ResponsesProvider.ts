@@ -111,7 +111,7 @@ export class ResponsesProvider implements ModelProvider {
         const preferred = this.threads.connectionOf(request.threadId) as ResponsesSocket | null;
         // An idle socket is taken without an await: the request leaves before the caller's own
         // work after asking (a turn's first status, the prompt's reply), as over SSE.
-        socket = (signal.aborted ? null : this.pool.idleSocket(preferred)) ?? (await this.pool.acquire(preferred, signal));
+        socket = this.pool.idleSocket(preferred) ?? (await this.pool.acquire(preferred, signal));
       } catch (error) {
         if (error instanceof UpgradeRefused) return this.onUpgradeRefused(error);
         throw error;

@@ -241,21 +241,23 @@ export class Turn {
     this.info = { ...this.info, tokensPerSecond: elapsedMs > 0 ? (this.info.outputTokens * 1000) / elapsedMs : null };
     if (final) return;
     const moved = ops.length > 0;
-    const notify = () => {
-      if (moved) this.options.onText(this.info);
-      // The first text's status goes out at once (time to first token shows); then a few times a second.
-      if (now - this.lastStatusAt >= (moved ? liveStatusIntervalMs : statusIntervalMs)) {
-        this.lastStatusAt = now;
-        this.options.onChange(this.info);
-      }
-    };
-    if (!moved || this.textShown) return notify();
+    if (!moved || this.textShown) return this.notify(moved, now);
     // The turn's first text leaves on its own: the frames sent in one turn of the event loop
     // leave as one write, and the agent's cursor and status would hold it back (~0.15 ms, B1).
     this.textShown = true;
     this.options.clock.afterIo(() => {
-      if (!this.ended) notify();
+      if (!this.ended) this.notify(moved, now);
     });
+  }
+
+  /** After a flush at `now`: the agent's cursor if the text moved; the status if it is due. */
+  private notify(moved: boolean, now: number): void {
+    if (moved) this.options.onText(this.info);
+    // The first text's status goes out at once (time to first token shows); then a few times a second.
+    if (now - this.lastStatusAt >= (moved ? liveStatusIntervalMs : statusIntervalMs)) {
+      this.lastStatusAt = now;
+      this.options.onChange(this.info);
+    }
   }
 
   /** Esc / Stop: abort upstream now; keep what was applied; leave the rest of the original. */
