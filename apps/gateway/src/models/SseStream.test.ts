@@ -204,10 +204,11 @@ describe('SseStream', () => {
   });
 
   it('reads a successful answer from the read that brought its head, given a reader for it; not an error answer', async () => {
+    let writeRest = () => {};
     const server = await rawServer((socket, _connection, request) => {
-      if (request === 1) socket.write(head + chunk(sse('first')));
-      else socket.end('HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: 45\r\n\r\n{"error":{"message":"slow down","type":"x"}}\n');
-      if (request === 1) setTimeout(() => socket.write(chunk(sse('second')) + '0\r\n\r\n'), 5);
+      if (request > 1) return socket.end('HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: 45\r\n\r\n{"error":{"message":"slow down","type":"x"}}\n');
+      socket.write(head + chunk(sse('first')));
+      writeRest = () => socket.write(chunk(sse('second')) + '0\r\n\r\n');
     });
     const { request } = open(server.url);
     const events: string[] = [];
@@ -219,6 +220,7 @@ describe('SseStream', () => {
     // Already delivered when `open` resolves: in the socket callback, not a promise hop later.
     expect(events).toEqual(['first']);
     expect(handed).toBe(stream);
+    writeRest();
     await end;
     expect(events).toEqual(['first', 'second']);
     let asked = false;

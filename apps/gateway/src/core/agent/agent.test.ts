@@ -229,15 +229,16 @@ describe('agent inline edits', () => {
     /** What the gateway queued to the clients since last asked: the frames sent in one turn of the event loop leave as one write. */
     const seen = new Map<object, number>();
     const queued = () =>
-      ctx.h.net.pairs.flatMap((pair) =>
-        pair.toClient.slice(seen.get(pair) ?? 0).map((bytes) => {
-          seen.set(pair, pair.toClient.length);
+      ctx.h.net.pairs.flatMap((pair) => {
+        const fresh = pair.toClient.slice(seen.get(pair) ?? 0);
+        seen.set(pair, pair.toClient.length);
+        return fresh.map((bytes) => {
           const frame = decodeServerFrame(bytes);
           if (isDecodeError(frame)) throw new Error(frame.error);
           if (frame.channel !== Channel.Control) return frame.channel === Channel.Sync ? 'text' : 'cursor';
           return frame.message.type === 'agent.turn' ? `status ${frame.message.turn.status}` : frame.message.type;
-        }),
-      );
+        });
+      });
     queued();
     ctx.provider.emit('export ');
     await drain();
