@@ -15,6 +15,7 @@
  * complete line). The fake and the gateways run in their own processes; the client runs here.
  */
 import http from 'node:http';
+import { basename } from 'node:path';
 import type { FlintClient } from '@flint/client';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
@@ -22,6 +23,7 @@ import { ChildHost } from '../lib/ChildHost';
 import { RelayClient } from '../lib/RelayClient';
 import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';
 import { tokenText } from '../lib/PacedTokenServer';
+import { medianDifference, type MedianDifference } from '../lib/bootstrap';
 import { summarize, type Summary } from '../lib/percentile';
 import { until } from '../lib/until';
 import { shuffled } from '../lib/shuffled';
@@ -46,7 +48,8 @@ export const b1TimeToFirstToken: Benchmark = {
   name: 'b1-ttft',
   title: 'time to first token added by the gateway',
   async run(ctx): Promise<BenchReport> {
-    const iterations = ctx.smoke ? 10 : 150;
+    // B1_ITERATIONS: more prompts per arm, for an A/B against BENCH_VARIANT_ROOT.
+    const iterations = ctx.smoke ? 10 : Number(process.env.B1_ITERATIONS ?? 150);
     const warmup = ctx.smoke ? 2 : 10;
     const fake = await ChildHost.start('fake-openai');
     const providerBaseUrl = fake.url;
@@ -55,15 +58,20 @@ export const b1TimeToFirstToken: Benchmark = {
       ChildHost.start('gateway', { providerBaseUrl, agent: { flushIntervalMs: 0 } }),
       ChildHost.start('relay', { providerBaseUrl }),
     ]);
+    // BENCH_VARIANT_ROOT: another checkout's gateway (the code before a change) as one more arm.
+    const variantRoot = process.env.BENCH_VARIANT_ROOT;
+    const variant = variantRoot ? await ChildHost.start('gateway', { providerBaseUrl }, variantRoot) : null;
     const relayClient = await RelayClient.connect(relay.url);
     const makeArms = async (): Promise<Arm[]> => [
       directArm(providerBaseUrl),
       await gatewayArm('gateway (flush 8 ms, default)', gatewayDefault),
       await gatewayArm('gateway (flush 0 ms)', gatewayFlush0),
       relayArm(relayClient),
+      ...(variant ? [await gatewayArm(`variant: ${basename(variantRoot!)}'s gateway (flush 8 ms)`, variant)] : []),
     ];
     ctx.log(`${iterations} interleaved prompts per arm and stream (+${warmup} warm-up), ${turnTokens} tokens each at 1k tokens/s`);
     const results: Array<{ scenario: string; arm: string; ttftMs: Summary; gatewayReportedTtftMs: Summary | null; addedMs: { p50: number; p99: number } }> = [];
+    const versusVariant: Array<{ scenario: string } & MedianDifference> = [];
     for (const scenario of scenarios) {
       await fake.call('respondWith', { text: '', chunks: scenario.chunks, tokensPerSecond: 1000 });
       const arms = await makeArms();
@@ -75,6 +83,7 @@ export const b1TimeToFirstToken: Benchmark = {
         }
       }
       const direct = summarize(arms[0]!.samples);
+      if (variant) versusVariant.push({ scenario: scenario.name, ...medianDifference(arms[1]!.samples, arms[arms.length - 1]!.samples) });
       for (const arm of arms) {
         const ttftMs = summarize(arm.samples);
         results.push({
@@ -87,7 +96,7 @@ export const b1TimeToFirstToken: Benchmark = {
       }
     }
     relayClient.close();
-    await Promise.all([fake.stop(), gatewayDefault.stop(), gatewayFlush0.stop(), relay.stop()]);
+    await Promise.all([fake.stop(), gatewayDefault.stop(), gatewayFlush0.stop(), relay.stop(), variant?.stop()]);
 
     const find = (scenario: string, arm: string) => results.find((r) => r.scenario === scenario && r.arm.startsWith(arm))!;
     const pure = find('line first', 'gateway (flush 8');
@@ -110,6 +119,9 @@ export const b1TimeToFirstToken: Benchmark = {
             '"added" = gateway percentile − direct percentile of the same stream, same run.',
             'gateway-reported = TurnInfo.ttftMs: prompt received → first provider token, as the gateway measures it (1 ms resolution).',
             '"line first": the first delta is "\\n"; "code": the first line is ~100 characters (25 tokens) long.',
+            ...versusVariant.map(
+              (v) => `${v.scenario}: this gateway − the variant's, p50 ${v.difference >= 0 ? '+' : ''}${v.difference.toFixed(3)} ms (95% bootstrap interval ${v.low.toFixed(3)} … ${v.high.toFixed(3)}).`,
+            ),
             `raw relay = a server that does nothing but forward (its own process, two more loopback hops than direct): added p50 ${ms(hop.addedMs.p50)} (line first), ${ms(codeHop.addedMs.p50)} (code). The gateway's own work over it, p50: ${ms(pure.ttftMs.p50 - hop.ttftMs.p50)} (line first), ${ms(code.ttftMs.p50 - codeHop.ttftMs.p50)} (code).`,
           ],
         },
@@ -121,7 +133,7 @@ export const b1TimeToFirstToken: Benchmark = {
         { name: 'added TTFT p99, flush 0 ms (line first)', target: '≤ +3 ms', actual: ms(pure0.addedMs.p99), met: pure0.addedMs.p99 <= 3 },
         { name: 'added TTFT p50, default config (code)', target: '≤ +1 ms', actual: ms(code.addedMs.p50), met: code.addedMs.p50 <= 1 },
       ],
-      data: { iterations, warmup, turnTokens, results },
+      data: { iterations, warmup, turnTokens, results, versusVariant },
     };
   },
 };

@@ -44,11 +44,16 @@ export class ChildHost {
 
   /**
    * Starts `bench/servers/childMain.ts <kind>` with `options` and resolves once it listens.
+   * `root`: another checkout of this repository (a git worktree with its own node_modules or
+   * links to these), whose childMain and sources the child runs instead: the code before a
+   * change, as one more arm of the same run (`BENCH_VARIANT_ROOT`, see bench/README.md).
    */
-  static async start(kind: string, options: Record<string, unknown> = {}): Promise<ChildHost> {
+  static async start(kind: string, options: Record<string, unknown> = {}, root?: string): Promise<ChildHost> {
     const execArgv = ['--import', 'tsx', '--expose-gc'];
-    const child = fork(childMain, [kind, JSON.stringify(options)], {
+    const main = root ? join(root, 'bench', 'servers', 'childMain.ts') : childMain;
+    const child = fork(main, [kind, JSON.stringify(options)], {
       execArgv,
+      cwd: root,
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, NODE_ENV: 'production' },
