@@ -17,7 +17,8 @@ import { median } from '../lib/percentile';
 import { RelayClient } from '../lib/RelayClient';
 import { shuffled } from '../lib/shuffled';
 
-type Arm = 'gateway' | 'gateway, rewrite' | 'raw ws relay';
+/** `variant…`: the gateway of BENCH_VARIANT_ROOT (another checkout), for an A/B in one run. */
+type Arm = 'gateway' | 'gateway, rewrite' | 'raw ws relay' | 'variant gateway' | 'variant gateway, rewrite';
 
 /** The file and region of the rewrite arm: B5's 400-line file, its 10-line function at line 20. */
 const rewriteFile = benchFileText(400);
@@ -36,34 +37,37 @@ export const b2CpuPerToken: Benchmark = {
   name: 'b2-cpu-per-token',
   title: 'gateway CPU per token vs a raw ws relay',
   async run(ctx): Promise<BenchReport> {
-    const rates = [1_000, 5_000, 20_000];
+    // B2_RATES=20000 and B2_REPS=9: one rate, more repetitions (an A/B with BENCH_VARIANT_ROOT).
+    const rates = process.env.B2_RATES?.split(',').map(Number) ?? [1_000, 5_000, 20_000];
     const seconds = ctx.smoke ? 0.4 : 2.5;
-    const reps = ctx.smoke ? 1 : 5;
+    const reps = ctx.smoke ? 1 : Number(process.env.B2_REPS ?? 5);
     const provider = await ChildHost.start('paced-provider');
-    const [gateway, relay] = await Promise.all([
+    const variantRoot = process.env.BENCH_VARIANT_ROOT;
+    const [gateway, relay, variant] = await Promise.all([
       ChildHost.start('gateway', { providerBaseUrl: provider.url }),
       ChildHost.start('relay', { providerBaseUrl: provider.url }),
+      variantRoot ? ChildHost.start('gateway', { providerBaseUrl: provider.url }, variantRoot) : null,
     ]);
     ctx.log(`${reps} repetitions per arm and rate, arms shuffled in each, ${seconds} s of tokens each`);
     const results: Array<{ rate: number; arm: Arm; reps: Rep[] }> = [];
     for (const rate of rates) {
       const tokens = Math.round(rate * seconds);
       await provider.call('configure', { tokens, tokensPerSecond: rate });
-      const arms: Record<Arm, Rep[]> = { gateway: [], 'gateway, rewrite': [], 'raw ws relay': [] };
+      const arms: Partial<Record<Arm, Rep[]>> = { gateway: [], 'gateway, rewrite': [], 'raw ws relay': [], ...(variant ? { 'variant gateway': [], 'variant gateway, rewrite': [] } : {}) };
       // One warm-up each: JIT, keep-alive sockets, SQLite statements.
       for (let i = -1; i < reps; i++) {
         for (const arm of shuffled(Object.keys(arms) as Arm[])) {
           // BENCH_CPU_PROF=1: the last repetition of each arm and rate is profiled (b2-<arm>-<rate>).
-          const host = arm === 'raw ws relay' ? relay : gateway;
+          const host = arm === 'raw ws relay' ? relay : arm.startsWith('variant') ? variant! : gateway;
           const stopProfile = i === reps - 1 ? await host.profile(`b2-${arm.replace(/\W+/g, '-')}-${rate}`) : async () => {};
-          const rep = arm === 'raw ws relay' ? await relayRep(relay, provider, tokens) : await gatewayRep(gateway, provider, tokens, arm === 'gateway, rewrite');
+          const rep = arm === 'raw ws relay' ? await relayRep(relay, provider, tokens) : await gatewayRep(host, provider, tokens, arm.endsWith('rewrite'));
           await stopProfile();
-          if (i >= 0) arms[arm].push(rep);
+          if (i >= 0) arms[arm]!.push(rep);
         }
       }
-      for (const arm of Object.keys(arms) as Arm[]) results.push({ rate, arm, reps: arms[arm] });
+      for (const arm of Object.keys(arms) as Arm[]) results.push({ rate, arm, reps: arms[arm]! });
     }
-    await Promise.all([provider.stop(), gateway.stop(), relay.stop()]);
+    await Promise.all([provider.stop(), gateway.stop(), relay.stop(), variant?.stop()]);
 
     const med = (reps: Rep[], key: keyof Rep) => median(reps.map((r) => r[key]));
     const rows = results.map((r) => {
@@ -81,7 +85,7 @@ export const b2CpuPerToken: Benchmark = {
         providerCpuUsPerToken: med(r.reps, 'providerCpuUsPerToken'),
       };
     });
-    const gw = rows.filter((r) => r.arm !== 'raw ws relay');
+    const gw = rows.filter((r) => r.arm === 'gateway' || r.arm === 'gateway, rewrite');
     return {
       tables: [
         {

@@ -8,6 +8,7 @@
  * generator is not the bottleneck) plus one real FlintClient per level whose final text is
  * checked against what the provider streamed.
  */
+import { basename } from 'node:path';
 import type { FlintClient } from '@flint/client';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
@@ -70,14 +71,17 @@ export const b3Throughput: Benchmark = {
     const picked = process.env.B3_LEVELS?.split(',').map(Number);
     const levels = picked ? allLevels.filter((_, i) => picked.includes(i)) : allLevels;
     const results: LevelResult[] = [];
+    const variantRoot = process.env.BENCH_VARIANT_ROOT;
     for (const [index, level] of levels.entries()) {
       // A fresh provider and fresh servers per level: no level inherits another's rooms or sockets.
       const provider = await ChildHost.start('paced-provider');
       await provider.call('configure', { tokens: level.tokensPerSession, tokensPerSecond: level.tokensPerSecond });
-      const order = index % 2 === 0 ? (['gateway', 'relay'] as const) : (['relay', 'gateway'] as const);
+      // BENCH_VARIANT_ROOT: the gateway of another checkout runs each level too (an A/B in one run).
+      const servers = variantRoot ? (['gateway', 'variant', 'relay'] as const) : (['gateway', 'relay'] as const);
+      const order = servers.map((_, i) => servers[(i + index) % servers.length]!);
       for (const server of order) {
         ctx.log(`${level.name}: ${server}`);
-        results.push(server === 'gateway' ? await gatewayLevel(level, provider) : await relayLevel(level, provider));
+        results.push(server === 'relay' ? await relayLevel(level, provider) : await gatewayLevel(level, provider, server === 'variant' ? variantRoot : undefined));
       }
       await provider.stop();
     }
@@ -143,8 +147,8 @@ async function connectAll<T>(count: number, connect: (i: number) => Promise<T>):
   return out;
 }
 
-async function gatewayLevel(level: Level, provider: ChildHost): Promise<LevelResult> {
-  const gateway = await ChildHost.start('gateway', { providerBaseUrl: provider.url });
+async function gatewayLevel(level: Level, provider: ChildHost, variantRoot?: string): Promise<LevelResult> {
+  const gateway = await ChildHost.start('gateway', { providerBaseUrl: provider.url }, variantRoot);
   const workspaces = await gateway.call<Array<{ workspaceId: string; token: string }>>('createWorkspaces', { count: level.sessions, files: { 'main.ts': '' } });
   const base = await gateway.stats(true);
   // Session 0 is a real FlintClient that applies every update; the rest only timestamp them.
@@ -165,7 +169,7 @@ async function gatewayLevel(level: Level, provider: ChildHost): Promise<LevelRes
     return { client, fileId };
   });
   let mid: ProcessStats | null = null;
-  const stopProfile = await gateway.profile(`b3-gateway-${level.sessions}x${level.tokensPerSecond ?? 'max'}`);
+  const stopProfile = await gateway.profile(`b3-${variantRoot ? 'variant' : 'gateway'}-${level.sessions}x${level.tokensPerSecond ?? 'max'}`);
   const [before, providerBefore] = await Promise.all([gateway.stats(false, true), provider.stats()]);
   const selfBefore = process.cpuUsage();
   const t0 = performance.now();
@@ -201,7 +205,7 @@ async function gatewayLevel(level: Level, provider: ChildHost): Promise<LevelRes
   await gateway.stop();
   return {
     level: level.name,
-    server: 'gateway',
+    server: variantRoot ? `variant: ${basename(variantRoot)}'s gateway` : 'gateway',
     sessions: level.sessions,
     ...measured({ level, tokens, wallMs, gaps, base, mid, before, after, providerBefore, providerAfter, selfCpu }),
     checked: failed.length > 0 ? `${failed.length} turns ${failed[0]!.status}` : textOk ? 'text ok' : 'TEXT MISMATCH',

@@ -4,6 +4,7 @@
  * same code; resampling each arm's samples says whether the difference in this run is more than
  * its own samples' spread.
  */
+import { seededRandom } from '@flint/test-kit';
 import { percentile } from './percentile';
 
 export interface MedianDifference {
@@ -14,18 +15,6 @@ export interface MedianDifference {
   high: number;
 }
 
-/** A small deterministic generator (mulberry32): the same samples give the same interval. */
-function random32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function resampledMedian(values: readonly number[], random: () => number, scratch: number[]): number {
   for (let i = 0; i < values.length; i++) scratch[i] = values[Math.floor(random() * values.length)]!;
   scratch.sort((x, y) => x - y);
@@ -33,7 +22,7 @@ function resampledMedian(values: readonly number[], random: () => number, scratc
 }
 
 export function medianDifference(a: readonly number[], b: readonly number[], resamples = 2000, seed = 1): MedianDifference {
-  const random = random32(seed);
+  const random = seededRandom(seed);
   const scratchA = new Array<number>(a.length);
   const scratchB = new Array<number>(b.length);
   const differences: number[] = [];
