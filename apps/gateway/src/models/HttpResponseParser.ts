@@ -17,8 +17,11 @@ export interface ResponseHead {
 export interface ParsedBytes {
   /** The head, in the push that completed it. */
   head: ResponseHead | null;
-  /** The body bytes this push held (null: none). */
-  body: Uint8Array | null;
+  /**
+   * The body bytes this push held, a piece per chunk of a chunked body (empty: none). Not joined:
+   * a fast stream's read holds several chunks, and joining them copied the whole read once more.
+   */
+  body: Uint8Array[];
   /** The body ended in this push: the connection is free for the next request (if `keepAlive`). */
   complete: boolean;
 }
@@ -133,8 +136,7 @@ export class HttpResponseParser {
     }
     // Bytes after the response's end (no request was pipelined): this connection is not reused.
     if (this.state === 'done' && at < data.length && this.head) this.head.keepAlive = false;
-    const body = pieces.length === 0 ? null : pieces.length === 1 ? pieces[0]! : concat(pieces);
-    return { head, body, complete: this.state === 'done' };
+    return { head, body: pieces, complete: this.state === 'done' };
   }
 
   /** The LF ending the line at `at`, or -1 with the unfinished line kept for the next push. */

@@ -224,7 +224,7 @@ export class SseStream {
     this.armIdleTimer();
     const early = this.early;
     this.early = [];
-    for (const piece of early) if (this.reader) this.deliver(piece);
+    if (early.length > 0) this.deliver(early);
     if (this.complete) this.settle(null);
     else if (this.failedEarly) this.settle(this.failedEarly.error);
   }
@@ -321,10 +321,10 @@ export class SseStream {
       if (this.readOnHead && status >= 200 && status < 300) this.read(this.readOnHead(this));
       this.waiter?.head();
     }
-    if (parsed.body) {
+    if (parsed.body.length > 0) {
       if (this.reader) this.deliver(parsed.body);
-      else if (this.collect) this.collect(parsed.body);
-      else this.early.push(parsed.body);
+      else if (this.collect) for (const piece of parsed.body) this.collect(piece);
+      else this.early.push(...parsed.body);
     }
     if (parsed.complete) this.completed();
     else if (this.reader && data.length < holdBelowBytes) this.hold();
@@ -349,10 +349,11 @@ export class SseStream {
     this.failed(stale ? new StaleSocketError() : error);
   };
 
-  private deliver(bytes: Uint8Array): void {
+  /** One network read's body pieces, decoded in order; the reader hears of the read's end once. */
+  private deliver(pieces: readonly Uint8Array[]): void {
     const reader = this.reader!;
     try {
-      this.decoder.decode(bytes, reader);
+      for (const piece of pieces) if (this.reader) this.decoder.decode(piece, reader);
       if (this.reader) reader.readEnd();
     } catch (error) {
       this.destroy();
