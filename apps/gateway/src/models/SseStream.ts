@@ -349,7 +349,7 @@ export class SseStream {
     this.failed(stale ? new StaleSocketError() : error);
   };
 
-  /** One network read's body pieces, decoded in order; the reader hears of the read's end once. */
+  /** Body pieces, decoded in order: one network read's, or all that came before the reader. It hears of their end once. */
   private deliver(pieces: readonly Uint8Array[]): void {
     const reader = this.reader!;
     try {
