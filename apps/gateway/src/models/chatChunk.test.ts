@@ -6,6 +6,9 @@ import { TextRun } from './TextRun';
 
 const { seed, iterations } = propertyConfig(3000);
 
+/** OpenAI's padding field, last in every streamed event (`stream_options.include_obfuscation`). */
+const obfuscated = (data: string, value: string) => `${data.slice(0, -1)},"obfuscation":${JSON.stringify(value)}}`;
+
 const openAiText = (content: string) =>
   JSON.stringify({
     id: 'chatcmpl-1',
@@ -41,6 +44,8 @@ describe('ChatChunkReader', () => {
       '{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x"}}],"created":1760000000,"id":"chatcmpl-3","model":"flint-tiny","system_fingerprint":"b1-abc","object":"chat.completion.chunk"}',
       // a stream's first event, naming the role (OpenAI, Cerebras, Groq, vLLM)
       '{"id":"chatcmpl-5","object":"chat.completion.chunk","created":1760000000,"model":"gpt-5","choices":[{"index":0,"delta":{"role":"assistant","content":"x"},"finish_reason":null}]}',
+      // OpenAI pads each event with random characters
+      obfuscated('{"id":"chatcmpl-6","object":"chat.completion.chunk","created":1760000000,"model":"gpt-4.1","service_tier":"default","system_fingerprint":"fp_3","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}', 'lRK2aBv'),
       // vLLM / Groq after their first event
       '{"id":"chatcmpl-4","object":"chat.completion.chunk","created":1760000000,"model":"openai/gpt-oss-20b","system_fingerprint":"fp_2","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}',
     ];
@@ -59,6 +64,19 @@ describe('ChatChunkReader', () => {
     const test = vi.spyOn(RegExp.prototype, 'test');
     for (let i = 0; i < 10; i++) for (const { id, read } of streams) expect(read(event(id, `t${i}`))?.text).toBe(`t${i}`);
     expect(test).not.toHaveBeenCalled();
+  });
+
+  it("checks an envelope once when only its obfuscation padding differs from event to event, and no padding that would need decoding", () => {
+    const reader = new ChatChunkReader();
+    expect(reader.chunk(obfuscated(openAiText('first'), 'ZGF'))?.text).toBe('first');
+    const test = vi.spyOn(RegExp.prototype, 'test');
+    const parse = vi.spyOn(JSON, 'parse');
+    for (const [i, pad] of ['lRK2aBv', 'kJ', '', '0wmdEAC'].entries()) expect(reader.chunk(obfuscated(openAiText(`t${i}`), pad))?.text).toBe(`t${i}`);
+    expect(test).not.toHaveBeenCalled();
+    expect(parse).not.toHaveBeenCalled();
+    // A padding with an escape is not compared in place: the envelope is checked (and still read right).
+    expect(reader.chunk(obfuscated(openAiText('t'), 'a"b'))?.text).toBe('t');
+    expect(test).toHaveBeenCalled();
   });
 
   it('reads a stream\'s first event, which names the role, in place; the text events after it without checking their envelope again', () => {
@@ -146,11 +164,16 @@ describe('ChatChunkReader.wholeEvent, the fast lane under SseDecoder', () => {
       const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
       const ids = ['chatcmpl-a', 'chatcmpl-b'];
       const pieces = ['x', '  ', 'const ', '"', '\\', '\n', '\t', 'é', '🚀', '\r', '\u0001', '"},"x":{"', ':'];
+      // Half the streams pad their events as OpenAI does; now and then with a padding that needs decoding.
+      const padded = random() < 0.5;
+      // (A raw control character in the padding is not JSON: the whole stream must fail the same way.)
+      const pad = (data: string) =>
+        padded && random() < 0.9 ? (random() < 0.03 ? `${data.slice(0, -1)},"obfuscation":"a\u0001"}` : obfuscated(data, pick(['ZGF', 'lRK2aBv', '', 'kJ', 'a"b', 'a\\', '\u0001', 'é']))) : data;
       const lines: string[] = [];
       for (let n = Math.floor(random() * 40); n > 0; n--) {
         const roll = random();
         const content = Array.from({ length: Math.floor(random() * 4) }, () => pick(pieces)).join('');
-        if (roll < 0.6) lines.push(`data: ${openAiText(content).replace('chatcmpl-1', random() < 0.9 ? ids[0]! : ids[1]!)}`);
+        if (roll < 0.6) lines.push(`data: ${pad(openAiText(content).replace('chatcmpl-1', random() < 0.9 ? ids[0]! : ids[1]!))}`);
         else if (roll < 0.75) lines.push(`data: ${randomEvent(random)}`);
         else if (roll < 0.8) lines.push(`data:${openAiText(content)}`);
         else if (roll < 0.85) lines.push(`event: x\ndata: ${openAiText(content)}`);
@@ -196,6 +219,7 @@ function randomEvent(random: () => number): string {
     const top = scalarFields();
     const split = Math.floor(random() * (top.length + 1));
     const tail: Array<[string, unknown]> = random() < 0.5 ? [['usage', null]] : [];
+    if (random() < 0.3) tail.push(['obfuscation', pick(['ZGF', 'lRK2aBv', '', 'a"b', '\\', '\u0001'])]);
     const choice = Object.fromEntries([...before, ['delta', { content: text() }], ...after]);
     let data = JSON.stringify(Object.fromEntries([...top.slice(0, split), ['choices', [choice]], ...top.slice(split), ...tail]));
     const nearMiss = random();

@@ -35,6 +35,16 @@ const textSuffix = new RegExp(String.raw`^\}(?:,${field})*\}\](?:,${field})*\}$`
 
 const actedOn = /"(?:finish_reason|usage|error)":(?!null)/;
 
+/**
+ * OpenAI pads every streamed event with random characters (`"obfuscation":"lRK2aBv"`, the last
+ * field: `stream_options.include_obfuscation`, on by default, a mitigation of packet-size side
+ * channels), so no two events' envelopes are alike. An envelope that ends in that field is kept
+ * with the value left open: what comes before it is compared, the value only checked to be a
+ * plain string.
+ */
+const obfuscationTail = /,"obfuscation":"[^"\\\u0000-\u001f]*"\}$/;
+const obfuscationKey = ',"obfuscation":"';
+
 /** The last envelope (text before and after the content) found to be of a text-only chunk. */
 class Envelope {
   prefix = '';
@@ -44,18 +54,43 @@ class Envelope {
   lineSuffix = '';
   /** One event's `lineSuffix` and the next one's `linePrefix`: one comparison between two text events. */
   joint = '';
+  /** A suffix that ends in an obfuscation value: the suffix up to that value (else ''). */
+  open = '';
+  /** The same as SSE: `"` + `open`. */
+  lineOpen = '';
+  /** After the value: the event's end and the next one's `linePrefix`. */
+  openJoint = '';
 
   setPrefix(prefix: string): void {
     this.prefix = prefix;
     this.linePrefix = `data: ${prefix}`;
     this.joint = this.lineSuffix + this.linePrefix;
+    this.openJoint = `"}\n\n${this.linePrefix}`;
   }
 
   setSuffix(suffix: string): void {
     this.suffix = suffix;
     this.lineSuffix = `"${suffix}\n\n`;
     this.joint = this.lineSuffix + this.linePrefix;
+    const tail = obfuscationTail.exec(suffix);
+    this.open = tail ? suffix.slice(0, tail.index + obfuscationKey.length) : '';
+    this.lineOpen = this.open && `"${this.open}`;
   }
+
+  /** `suffix` is the accepted one but for its obfuscation value, and that value is a plain string. */
+  sameButObfuscation(suffix: string): boolean {
+    const { open } = this;
+    return open !== '' && suffix.length >= open.length + 2 && suffix.slice(0, open.length) === open && suffix.endsWith('"}') && plainString(suffix, open.length, suffix.length - 2);
+  }
+}
+
+/** Whether text [from, end) is a JSON string's content that needs no decoding: no quote, backslash or control character. */
+function plainString(text: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 34 || code === 92) return false;
+  }
+  return true;
 }
 
 /** The text of an event that carries only text, or null: parse it in full. */
@@ -82,7 +117,7 @@ function textOnly(data: string, accepted: Envelope): string | null {
   const end = stringEnd(data, from);
   if (end === -1) return null;
   const suffix = data.slice(end + 1);
-  if (suffix !== accepted.suffix) {
+  if (suffix !== accepted.suffix && !accepted.sameButObfuscation(suffix)) {
     // Fields the full reading would act on: a finish reason, usage or an error that is not
     // null; after the text, another `delta` or `choices` (JSON.parse keeps a key's last value).
     if (!textSuffix.test(suffix) || actedOn.test(suffix) || /"(?:delta|choices)":/.test(suffix)) return null;
@@ -174,21 +209,35 @@ export class ChatChunkReader {
    * so the end of one event and the start of the next are compared as one string.)
    */
   wholeEvent(text: string, start: number, into: TextRun): number {
-    const { linePrefix, lineSuffix, joint } = this.accepted;
+    const { linePrefix, lineSuffix, joint, lineOpen, openJoint } = this.accepted;
     if (lineSuffix === '' || text.slice(start, start + linePrefix.length) !== linePrefix) return -1;
     let from = start + linePrefix.length;
     let after = -1;
     for (;;) {
       const end = stringEnd(text, from);
       if (end === -1) return after;
-      const another = text.slice(end, end + joint.length) === joint;
-      if (!another && text.slice(end, end + lineSuffix.length) !== lineSuffix) return after;
+      // Where this event's blank line ends, and whether the next event follows in the same envelope.
+      let close: number;
+      let another: boolean;
+      if (lineOpen === '') {
+        another = text.slice(end, end + joint.length) === joint;
+        if (!another && text.slice(end, end + lineSuffix.length) !== lineSuffix) return after;
+        close = end + lineSuffix.length;
+      } else {
+        if (text.slice(end, end + lineOpen.length) !== lineOpen) return after;
+        const valueFrom = end + lineOpen.length;
+        const valueEnd = text.indexOf('"', valueFrom);
+        if (valueEnd === -1 || !plainString(text, valueFrom, valueEnd)) return after;
+        another = text.slice(valueEnd, valueEnd + openJoint.length) === openJoint;
+        if (!another && text.slice(valueEnd, valueEnd + 4) !== '"}\n\n') return after;
+        close = valueEnd + 4;
+      }
       const value = stringValue(text, from, end);
       if (value === null) return after;
       if (value !== '') into.add(value);
-      after = end + lineSuffix.length;
+      after = close;
       if (!another) return after;
-      from = end + joint.length;
+      from = close + linePrefix.length;
     }
   }
 }
