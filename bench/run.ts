@@ -16,6 +16,7 @@ import { b6CollaborationLatency } from './benchmarks/b6CollaborationLatency';
 import { b6bBrowserCollaboration } from './benchmarks/b6bBrowserCollaboration';
 import { b7Footprint } from './benchmarks/b7Footprint';
 import { b8Autocomplete } from './benchmarks/b8Autocomplete';
+import { b9StreamReading } from './benchmarks/b9StreamReading';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
@@ -23,7 +24,7 @@ import { describeEnvironment } from './lib/describeEnvironment';
 import { printTable } from './lib/printTable';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
