@@ -80,7 +80,7 @@ function flint(bytes: Buffer, { ChatChunkReader, HttpResponseParser, SseDecoder,
   return length;
 }
 
-/** The control: Node's chunked decoding aside (the same parser), events cut at blank lines and parsed whole. */
+/** The control: the same chunked-body parser, then the events cut at blank lines and each `JSON.parse`d. */
 function parseEach(bytes: Buffer): number {
   const parser = new httpResponseParser.HttpResponseParser();
   const utf8 = new TextDecoder();
@@ -120,7 +120,7 @@ export const b9StreamReading: Benchmark = {
       ...(variant ? [{ name: 'variant: the same path of BENCH_VARIANT_ROOT', read: (bytes: Buffer) => flint(bytes, variant) }] : []),
     ];
     ctx.log(`${events} events per stream in ${readBytes / 1024} KB reads, ${reps} repetitions per arm, interleaved (+3 warm-up)`);
-    const samples = new Map<string, number[]>();
+    const samples = new Map(streams.flatMap((stream) => arms.map((arm) => [`${stream.name}|${arm.name}`, [] as number[]])));
     for (let rep = -3; rep < reps; rep++) {
       for (const stream of streams) {
         const lengths = new Set<number>();
@@ -128,10 +128,9 @@ export const b9StreamReading: Benchmark = {
           const t0 = process.hrtime.bigint();
           lengths.add(arm.read(stream.bytes));
           const ns = Number(process.hrtime.bigint() - t0) / events;
-          const key = `${stream.name}|${arm.name}`;
-          if (rep >= 0) samples.set(key, [...(samples.get(key) ?? []), ns]);
+          if (rep >= 0) samples.get(`${stream.name}|${arm.name}`)!.push(ns);
         }
-        if (lengths.size !== 1) throw new Error(`B9: the two readings of ${stream.name} disagree (${[...lengths].join(' vs ')} characters)`);
+        if (lengths.size !== 1) throw new Error(`B9: the readings of ${stream.name} disagree (${[...lengths].join(' vs ')} characters)`);
       }
     }
     const rows = streams.flatMap((stream) => {
