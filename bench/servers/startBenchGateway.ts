@@ -1,13 +1,15 @@
 /**
- * The real gateway in process, as main.ts composes it (SqliteStore, systemClock, the provider
- * adapters from providerConfig with their circuit breaker, startServer on port 0), minus the
+ * The real gateway in process, as main.ts composes it (SqliteStore in a file, systemClock, the
+ * provider adapters from providerConfig with their circuit breaker, startServer on port 0), minus the
  * guardrails that would stop a benchmark (prompt rate, token budgets), which are not under test.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { CompletionConfig } from '../../apps/gateway/src/core/complete/CompletionService';
 import { defaultConfig, type AgentConfig, type GatewayConfig } from '../../apps/gateway/src/core/GatewayConfig';
 import { Gateway } from '../../apps/gateway/src/core/Gateway';
 import type { ModelRouter } from '../../apps/gateway/src/core/agent/ModelRouter';
-import { resolve } from 'node:path';
 import { EmbeddedProvider } from '../../apps/gateway/src/models/embedded/EmbeddedProvider';
 import type { FimMode } from '../../apps/gateway/src/models/fim/Infiller';
 import { createProviders, loadProviderConfig } from '../../apps/gateway/src/models/providerConfig';
@@ -27,7 +29,11 @@ export interface BenchGatewayOptions {
   complete?: { kind: 'openai-chat'; baseUrl: string; model: string; fimTemplate: FimMode } | { kind: 'embedded'; modelPath: string };
   /** Autocomplete limits (the per-session request rate is raised by default: a guardrail, not under test). */
   completion?: Partial<CompletionConfig>;
-  /** SQLite file; default ':memory:'. */
+  /**
+   * The SQLite file. Default: \`flint.sqlite\` in a fresh temporary folder, removed on close — a
+   * file in WAL mode, as main.ts keeps its data folder (an in-memory database skips the WAL's
+   * writes: ~60 µs less per append after an idle spell, ~13 µs warm).
+   */
   storeFile?: string;
   /** Serve this built web app (apps/web/dist) as `npm start` does; default: no web app. */
   webRoot?: string;
@@ -76,7 +82,8 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     };
     closeModels = async () => void (await Promise.all(Object.values(providers).map((p) => p.close())));
   }
-  const store = new SqliteStore(options.storeFile ?? ':memory:');
+  const dataDir = options.storeFile ? null : mkdtempSync(join(tmpdir(), 'flint-bench-gateway-'));
+  const store = new SqliteStore(options.storeFile ?? join(dataDir!, 'flint.sqlite'));
   const gateway = new Gateway({
     store,
     clock: systemClock,
@@ -93,6 +100,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
       await server.close();
       await closeModels();
       store.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
