@@ -1,5 +1,18 @@
 import Database from 'better-sqlite3';
 import type { LinkRecord, StoredDoc, Store, WorkspaceRecord } from './Store';
+import { WalCheckpointer, type CheckpointResult } from './WalCheckpointer';
+
+/** Commits between two checkpoint requests: ~800 WAL pages (an append writes ~3). */
+const commitsPerCheckpoint = 256;
+/**
+ * While commits never pause, a PASSIVE checkpoint never catches up with the writer, and the
+ * WAL only grows (SQLite restarts it only once every frame is in the database). Past this many
+ * frames (~32 MB) the gateway runs a RESTART checkpoint itself: one stall of a few ms per 32 MB
+ * instead of one per 4 MB.
+ */
+const maxWalFrames = 8192;
+/** SQLite's own default, for when the checkpointer is gone. */
+const autocheckpointPages = 1000;
 
 interface LinkRow {
   id: string;
@@ -55,6 +68,8 @@ const schema = `
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly checkpointer: WalCheckpointer | null = null;
+  private commitsSinceCheckpoint = 0;
 
   /** @param file a path, or ':memory:' for a private in-memory database. */
   constructor(file: string) {
@@ -63,6 +78,14 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.exec(schema);
+    if (file !== ':memory:') {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new WalCheckpointer(file, this.onCheckpoint, (error) => {
+        if (!this.db.open) return;
+        console.warn(`flint: ${error.message}; SQLite checkpoints in the gateway's own thread again`);
+        this.db.pragma(`wal_autocheckpoint = ${autocheckpointPages}`);
+      });
+    }
     const db = this.db;
     this.statements = {
       insertWorkspace: db.prepare('INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)'),
@@ -123,6 +146,7 @@ export class SqliteStore implements Store {
 
   appendUpdate(docKey: string, update: Uint8Array): void {
     this.statements.appendUpdate.run(docKey, update);
+    this.committed();
   }
 
   loadDoc(docKey: string): StoredDoc {
@@ -140,6 +164,8 @@ export class SqliteStore implements Store {
       this.statements.deleteDoc.run(docKey);
       this.statements.appendUpdate.run(docKey, merged);
     })();
+    // A merged document is many pages at once.
+    this.committed(commitsPerCheckpoint);
   }
 
   deleteDoc(docKey: string): void {
@@ -147,6 +173,20 @@ export class SqliteStore implements Store {
   }
 
   close(): void {
+    this.checkpointer?.close();
     this.db.close();
   }
+
+  /** Document writes are what fills the WAL; links and workspaces are too rare to count. */
+  private committed(weight = 1): void {
+    if (!this.checkpointer) return;
+    this.commitsSinceCheckpoint += weight;
+    if (this.commitsSinceCheckpoint < commitsPerCheckpoint || this.checkpointer.running) return;
+    this.commitsSinceCheckpoint = 0;
+    this.checkpointer.request();
+  }
+
+  private readonly onCheckpoint = (result: CheckpointResult): void => {
+    if (this.db.open && result.logFrames >= maxWalFrames) this.db.pragma('wal_checkpoint(RESTART)');
+  };
 }
