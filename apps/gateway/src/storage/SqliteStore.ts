@@ -181,9 +181,7 @@ export class SqliteStore implements Store {
   private committed(weight = 1): void {
     if (!this.checkpointer) return;
     this.commitsSinceCheckpoint += weight;
-    if (this.commitsSinceCheckpoint < commitsPerCheckpoint || this.checkpointer.running) return;
-    this.commitsSinceCheckpoint = 0;
-    this.checkpointer.request();
+    if (this.commitsSinceCheckpoint >= commitsPerCheckpoint && this.checkpointer.request()) this.commitsSinceCheckpoint = 0;
   }
 
   private readonly onCheckpoint = (result: CheckpointResult): void => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from './SqliteStore';
+import { WalCheckpointer } from './WalCheckpointer';
 
 const dir = mkdtempSync(join(tmpdir(), 'flint-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,5 +59,15 @@ describe('SqliteStore on disk: WAL checkpoints', () => {
     const store = new SqliteStore(file);
     expect(store.loadDoc('w1/doc').updates).toHaveLength(1_800);
     store.close();
+  });
+});
+
+describe('WalCheckpointer', () => {
+  it('reports a worker that cannot open its file, so the store can checkpoint in process again', async () => {
+    const failure = await new Promise<Error>((resolve) => {
+      const checkpointer = new WalCheckpointer(join(dir, 'no-such-folder', 'f.sqlite'), () => undefined, resolve);
+      checkpointer.request();
+    });
+    expect(failure).toBeInstanceOf(Error);
   });
 });

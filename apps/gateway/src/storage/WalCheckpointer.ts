@@ -56,17 +56,12 @@ export class WalCheckpointer {
     this.worker.unref();
   }
 
-  /** Asks for a checkpoint unless one is running; false once the worker is gone. */
+  /** Starts a checkpoint; false (nothing asked) while one runs or once the worker is gone. */
   request(): boolean {
-    if (this.failed) return false;
-    if (this.inFlight) return true;
+    if (this.failed || this.inFlight) return false;
     this.inFlight = true;
     this.worker.postMessage(null);
     return true;
-  }
-
-  get running(): boolean {
-    return this.inFlight;
   }
 
   close(): void {
