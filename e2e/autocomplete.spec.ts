@@ -57,6 +57,8 @@ test('typing shows ghost text for the typist only; Tab inserts it; typing its ch
   expect(await completionRequests(request)).toBe(before);
 
   // After an accept the next completion is asked for; this time the model has nothing to add.
+  // No list of the language service's opens over the ghost text (it would take the Tab).
+  await expect(alice.locator('.suggest-widget.visible')).toHaveCount(0);
   await modelWillComplete(request, '');
   await alice.keyboard.press('Tab');
   await expect(ghost(alice)).toHaveCount(0);
@@ -83,6 +85,12 @@ test('Ctrl/Cmd-Right accepts a word; typing something else replaces the suggesti
 
   await page.keyboard.press('Escape');
   await expect(ghost(page)).toHaveCount(0);
+  // Without ghost text the language service's list opens as you type again.
+  await modelWillComplete(request, '');
+  await page.keyboard.type('\nstor', { delay: 30 });
+  await expect(page.locator('.suggest-widget.visible')).toContainText('store');
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.suggest-widget.visible')).toHaveCount(0);
 
   await page.getByTestId('autocomplete-toggle').click();
   await expect(page.getByTestId('autocomplete-status')).toHaveAttribute('data-state', 'off');

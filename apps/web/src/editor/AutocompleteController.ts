@@ -30,6 +30,8 @@ export class AutocompleteController {
   private readonly ghostKey: monaco.editor.IContextKey<boolean>;
   private watched: Y.Text | null = null;
   private editPending = false;
+  /** The editor's list-as-you-type setting; off while ghost text shows. */
+  private readonly quickSuggestions: monaco.editor.IQuickSuggestionsOptions;
   private readonly disposers: Array<() => void> = [];
 
   constructor(
@@ -44,6 +46,7 @@ export class AutocompleteController {
       onStats: reportAutocompleteStats,
     });
     this.ghostKey = editor.createContextKey('flintGhostText', false);
+    this.quickSuggestions = editor.getOption(monaco.editor.EditorOption.quickSuggestions);
     editor.updateOptions({ inlineSuggest: { enabled: true, showToolbar: 'never' } });
     const provider = monaco.languages.registerInlineCompletionsProvider('*', {
       displayName: 'Flint autocomplete',
@@ -104,7 +107,14 @@ export class AutocompleteController {
   }
 
   private show(suggestion: Suggestion | null): void {
-    this.ghostKey.set(suggestion !== null);
+    const showing = suggestion !== null;
+    if (showing !== this.ghostKey.get()) {
+      this.ghostKey.set(showing);
+      // One suggestion at a time. Monaco waits for ghost text before it opens its list on its
+      // own, but a keystroke's re-query can come back empty for a moment, and a list that opens
+      // then takes the Tab meant for the ghost. Monaco reads this option as the list would open.
+      this.editor.updateOptions({ quickSuggestions: showing ? false : this.quickSuggestions });
+    }
     // Monaco asks providers on its own only as the user types; a suggestion that arrives later
     // needs an explicit trigger.
     if (suggestion) this.editor.trigger('flint-autocomplete', 'editor.action.inlineSuggest.trigger', {});
