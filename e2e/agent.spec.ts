@@ -109,3 +109,35 @@ test('a viewer watches the stream but cannot prompt or review', async ({ browser
   await expect(owner.getByTestId('hunk-accept').first()).toBeVisible();
   await viewer.screenshot({ path: `${screenshotDir}/agent-viewer.png` });
 });
+
+test('the review pill says what the changes do to TypeScript problems: a new error is one click away, a fixed one counts', async ({ page, request }) => {
+  await openWorkspace(page, await createDemoWorkspace(request), 'Dana');
+  await openFile(page, 'src/format.ts');
+  const added = page.getByTestId('review-problems-added');
+
+  // The rewrite returns a number where the function promises a string.
+  await scriptModel(request, { text: '  if (tasks.length === 0) return 0;', tokensPerSecond: 200, chunkChars: 4 });
+  await caretOnLine(page, 'Nothing to do.');
+  await promptAgent(page, 'return a count instead');
+  await expect(added).toContainText('1 new error');
+  await expect(added).toHaveAttribute('title', /line 11: Type 'number' is not assignable to type 'string'/);
+  await page.screenshot({ path: `${screenshotDir}/agent-review-problems.png` });
+  await caretOnLine(page, 'import type');
+  await added.click();
+  await expect(page.getByTestId('status-cursor')).toContainText('Ln 11');
+  await page.getByTestId('reject-all').click();
+  await expect(added).toHaveCount(0);
+
+  // A person breaks a line; the agent's rewrite of it fixes that and adds nothing.
+  await caretOnLine(page, 'const marks');
+  await page.keyboard.press('Enter');
+  await page.keyboard.insertText('const label: string = 1;');
+  await expect(page.locator('[data-testid="editor"] .squiggly-error')).toHaveCount(1);
+  await scriptModel(request, { text: 'const label: string = String(1);', tokensPerSecond: 200, chunkChars: 4 });
+  await promptAgent(page, 'fix the type');
+  await expect(page.getByTestId('review-problems-fixed')).toContainText('1 fixed');
+  await expect(added).toHaveCount(0);
+  await page.screenshot({ path: `${screenshotDir}/agent-review-problems-fixed.png` });
+  await page.getByTestId('accept-all').click();
+  await expect(page.getByTestId('review-problems-fixed')).toHaveCount(0);
+});

@@ -94,3 +94,18 @@ export function reviewHunks(
   }, origin);
   return chosen.length;
 }
+
+/**
+ * The text as it would read were these hunks rejected now, without touching the document: the
+ * reject runs on a private copy, so it is exactly what Reject would leave (people's typing
+ * inside a hunk stays). Costs a copy of the doc; for occasional questions, not per frame.
+ */
+export function textWithRejected(doc: Y.Doc, textKey: string, select: (hunkId: string, record: HunkRecord) => boolean = () => true): string {
+  const copy = new Y.Doc();
+  Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc));
+  const text = copy.getText(textKey);
+  reviewHunks(copy, text, select, 'reject');
+  const result = text.toString();
+  copy.destroy();
+  return result;
+}

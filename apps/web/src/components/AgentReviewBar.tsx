@@ -1,5 +1,5 @@
 import { agentShortcuts } from '../stores/agentMessages';
-import { reviewFile, selectStreamingTurn, stopTurn, useAgent } from '../stores/agentStore';
+import { revealInFile, reviewFile, selectStreamingTurn, stopTurn, useAgent, type ReviewProblems } from '../stores/agentStore';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 
@@ -15,6 +15,7 @@ export function AgentReviewBar() {
   const activeFileId = useWorkspace((s) => s.activeFileId);
   const streaming = useAgent((s) => selectStreamingTurn(s, activeFileId));
   const reviewable = useAgent((s) => (s.review !== null && s.review.fileId === activeFileId ? s.review.reviewable : 0));
+  const problems = useAgent((s) => (s.problems !== null && s.problems.fileId === activeFileId ? s.problems : null));
   if (!canEdit || activeFileId === null || (!streaming && reviewable === 0)) return null;
 
   const review = (action: 'accept' | 'reject') => {
@@ -41,6 +42,7 @@ export function AgentReviewBar() {
           <span className="agent-bar-count">
             {reviewable} {reviewable === 1 ? 'change' : 'changes'} to review
           </span>
+          {problems && <ProblemsSummary problems={problems} />}
           <button type="button" className="agent-bar-button agent-bar-reject" data-testid="reject-all" title={`Reject all: put the original back (${agentShortcuts.rejectAll})`} onClick={() => review('reject')}>
             Reject all
           </button>
@@ -50,5 +52,43 @@ export function AgentReviewBar() {
         </>
       )}
     </div>
+  );
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * What the pending changes do to the file's TypeScript problems: the ones they add (click: go
+ * to the first), the ones they fix, or that they add none. The tooltip lists the messages.
+ */
+function ProblemsSummary({ problems }: { problems: ReviewProblems }) {
+  const { added, fixed } = problems;
+  if (added.length === 0 && fixed.length === 0) {
+    return (
+      <span className="agent-bar-problems agent-bar-problems-clean" data-testid="review-problems-none" title="TypeScript finds no new problem in this file with these changes">
+        ✓ no new problems
+      </span>
+    );
+  }
+  const word = added.every((problem) => problem.severity === 'error') ? 'error' : 'problem';
+  return (
+    <>
+      {added.length > 0 && (
+        <button
+          type="button"
+          className="agent-bar-problems agent-bar-problems-added"
+          data-testid="review-problems-added"
+          title={`These changes add:\n${added.map((p) => `line ${p.line}: ${p.message}`).join('\n')}\n\nClick to go to the first.`}
+          onClick={() => revealInFile(problems.fileId, added[0]!.start)}
+        >
+          ⊗ {plural(added.length, `new ${word}`)}
+        </button>
+      )}
+      {fixed.length > 0 && (
+        <span className="agent-bar-problems agent-bar-problems-fixed" data-testid="review-problems-fixed" title={`These changes fix:\n${fixed.map((p) => p.message).join('\n')}`}>
+          ✓ {fixed.length} fixed
+        </span>
+      )}
+    </>
   );
 }

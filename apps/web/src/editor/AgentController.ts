@@ -2,13 +2,15 @@ import { hunksOf, viewHunks, type HunkView } from '@flint/change-set';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import type * as Y from 'yjs';
 import { agentShortcuts } from '../stores/agentMessages';
-import { reviewFile, reviewHunk, selectStreamingTurn, setReviewSummary, stopStreamingIn, useAgent } from '../stores/agentStore';
+import { reviewFile, reviewHunk, selectStreamingTurn, setReviewProblems, setReviewSummary, stopStreamingIn, useAgent } from '../stores/agentStore';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { AgentDecorations, hunkLineSpan } from './AgentDecorations';
+import { ChangeSetProblems } from './ChangeSetProblems';
 import { HunkWidgets } from './HunkWidgets';
 import { InlinePrompt } from './InlinePrompt';
 import type { ModelRegistry } from './ModelRegistry';
 import { monaco } from './monacoSetup';
+import type { ProblemsDiff } from './problemsDiff';
 
 /**
  * While the agent writes into the file on screen, as-you-type suggestions wait for this pause in
@@ -35,6 +37,7 @@ export class AgentController {
   private readonly decorations: AgentDecorations;
   private readonly widgets: HunkWidgets;
   private readonly prompt: InlinePrompt;
+  private readonly problems = new ChangeSetProblems((fileId, diff) => this.publishProblems(fileId, diff));
   private readonly inPendingHunk: monaco.editor.IContextKey<boolean>;
   private readonly hasPendingHunks: monaco.editor.IContextKey<boolean>;
   private readonly turnStreaming: monaco.editor.IContextKey<boolean>;
@@ -72,6 +75,10 @@ export class AgentController {
       useConnection.subscribe((state, previous) => {
         if (selectCanEdit(state) !== selectCanEdit(previous)) this.schedule();
         if (!selectCanEdit(state)) this.prompt.close(false);
+      }),
+      useAgent.subscribe((state, previous) => {
+        const request = state.revealRequest;
+        if (request && request !== previous.revealRequest && request.fileId === this.watched?.fileId) this.reveal(request.offset);
       }),
     );
     this.addCommands();
@@ -170,6 +177,7 @@ export class AgentController {
       this.reviewable = [];
       this.updateKeys(false);
       setReviewSummary(null);
+      this.problems.update(null);
       return;
     }
     const views = viewHunks(watched.doc, watched.text);
@@ -180,6 +188,24 @@ export class AgentController {
     this.widgets.render(watched.model, this.reviewable);
     this.updateKeys(streaming !== null && selectCanEdit(useConnection.getState()));
     setReviewSummary({ fileId: watched.fileId, reviewable: this.reviewable.length });
+    const settled = streaming === null && this.reviewable.length > 0;
+    this.problems.update(settled ? { fileId: watched.fileId, model: watched.model, doc: watched.doc, hunkIds: this.reviewable.map((view) => view.hunkId) } : null);
+  }
+
+  private publishProblems(fileId: string | null, diff: ProblemsDiff | null): void {
+    const model = this.watched?.fileId === fileId ? this.watched?.model : null;
+    if (fileId === null || !diff || !model) return setReviewProblems(null);
+    const added = diff.added.map((problem) => ({ ...problem, line: model.getPositionAt(problem.start).lineNumber }));
+    setReviewProblems({ fileId, added, fixed: diff.fixed });
+  }
+
+  private reveal(offset: number): void {
+    const model = this.watched?.model;
+    if (!model || model.isDisposed()) return;
+    const position = model.getPositionAt(offset);
+    this.editor.setPosition(position);
+    this.editor.revealPositionInCenterIfOutsideViewport(position);
+    this.editor.focus();
   }
 
   private updateKeys(streaming: boolean): void {
@@ -224,6 +250,8 @@ export class AgentController {
     if (this.frame !== null) cancelAnimationFrame(this.frame);
     this.unwatch();
     this.prompt.dispose();
+    this.problems.dispose();
+    setReviewProblems(null);
     this.widgets.dispose();
     this.decorations.dispose();
     for (const dispose of this.disposers) dispose();

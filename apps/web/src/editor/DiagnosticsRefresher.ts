@@ -1,16 +1,10 @@
 import { monaco } from './monacoSetup';
+import { flattenMessage } from './problemsDiff';
 
 type Diagnostic = monaco.typescript.Diagnostic;
-type MessageChain = Exclude<Diagnostic['messageText'], string>;
 
 /** Wait for a pause in other files' changes: a peer (or the AI) may be typing at speed. */
 const settleMs = 600;
-
-function flatten(message: string | MessageChain, indent = 0): string {
-  if (typeof message === 'string') return message;
-  const head = '  '.repeat(indent) + message.messageText;
-  return [head, ...(message.next ?? []).map((next) => flatten(next, indent + 1))].join('\n');
-}
 
 function severityOf(category: number): monaco.MarkerSeverity {
   switch (category) {
@@ -101,7 +95,7 @@ export class DiagnosticsRefresher {
       startColumn: start.column,
       endLineNumber: end.lineNumber,
       endColumn: end.column,
-      message: flatten(diagnostic.messageText),
+      message: flattenMessage(diagnostic.messageText),
       code: String(diagnostic.code),
       tags,
     };

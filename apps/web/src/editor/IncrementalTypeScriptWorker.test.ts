@@ -111,4 +111,18 @@ describe('IncrementalTypeScriptWorker', () => {
     }
     expect(strip(await worker.getSemanticDiagnostics('file:///main.ts'))).toEqual(strip(await monacos.getSemanticDiagnostics('file:///main.ts')));
   });
+
+  it('reports the diagnostics of a stand-in text for a file, and the file\'s own again on the next request', async () => {
+    const context = oneModel('export const count: number = 1;\n');
+    const worker = new IncrementalTypeScriptWorker(context, createData);
+    expect(await worker.getSemanticDiagnostics('file:///main.ts')).toEqual([]);
+    const standIn = await worker.diagnosticsOfText('file:///main.ts', "export const count: number = 'one';\nexport const = 2;\n");
+    // Syntactic ("Variable declaration expected.") and semantic (a string is not a number).
+    expect(standIn.map((d) => d.code)).toEqual(expect.arrayContaining([1134, 2322]));
+    expect(standIn.find((d) => d.code === 2322)?.start).toBe(13);
+    expect(await worker.getSyntacticDiagnostics('file:///main.ts')).toEqual([]);
+    expect(await worker.getSemanticDiagnostics('file:///main.ts')).toEqual([]);
+    context.set("export const count: number = 'two';\n");
+    expect((await worker.getSemanticDiagnostics('file:///main.ts')).map((d) => d.code)).toEqual([2322]);
+  });
 });

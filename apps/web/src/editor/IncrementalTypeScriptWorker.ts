@@ -1,4 +1,4 @@
-import { TypeScriptWorker, type WorkerContext } from 'monaco-editor/languages/features/typescript/tsWorker';
+import { TypeScriptWorker, type WorkerContext, type WorkerDiagnostic } from 'monaco-editor/languages/features/typescript/tsWorker';
 
 /** TypeScript's `TextChangeRange`: the old text's `span` was replaced by `newLength` characters. */
 export interface TextChangeRange {
@@ -48,12 +48,19 @@ export class TextSnapshot {
  */
 export class IncrementalTypeScriptWorker extends TypeScriptWorker {
   private readonly snapshots = new Map<string, { version: string; snapshot: TextSnapshot }>();
+  /** A text read in place of a model's for one request (diagnosticsOfText). */
+  private standIn: { fileName: string; text: string; version: string } | null = null;
+  private standIns = 0;
+
+  override getScriptVersion(fileName: string): string {
+    return this.standIn?.fileName === fileName ? this.standIn.version : super.getScriptVersion(fileName);
+  }
 
   override getScriptSnapshot(fileName: string): TextSnapshot | undefined {
     const version = this.getScriptVersion(fileName);
     const known = this.snapshots.get(fileName);
     if (known?.version === version) return known.snapshot;
-    const text = this._getScriptText(fileName);
+    const text = this.standIn?.fileName === fileName ? this.standIn.text : this._getScriptText(fileName);
     if (text === undefined) {
       this.snapshots.delete(fileName);
       return undefined;
@@ -61,6 +68,24 @@ export class IncrementalTypeScriptWorker extends TypeScriptWorker {
     const snapshot = new TextSnapshot(text);
     this.snapshots.set(fileName, { version, snapshot });
     return snapshot;
+  }
+
+  /**
+   * The syntactic and semantic diagnostics `fileName` would have were its text `text`, the rest
+   * of the workspace as it is: the file before the agent's pending changes, say. The stand-in
+   * replaces the model's text for these two requests only (both parse incrementally, both ways),
+   * rather than a second model beside it, which would re-declare a script file's globals.
+   */
+  diagnosticsOfText(fileName: string, text: string): Promise<WorkerDiagnostic[]> {
+    this.standIn = { fileName, text, version: `stand-in ${++this.standIns}` };
+    let lists: Array<Promise<WorkerDiagnostic[]>>;
+    try {
+      // Monaco's worker methods do their work before their first await: both read the stand-in.
+      lists = [this.getSyntacticDiagnostics(fileName), this.getSemanticDiagnostics(fileName)];
+    } finally {
+      this.standIn = null;
+    }
+    return Promise.all(lists).then((found) => found.flat());
   }
 }
 

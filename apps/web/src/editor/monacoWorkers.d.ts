@@ -5,14 +5,23 @@ declare module 'monaco-editor/languages/features/typescript/tsWorker' {
   export interface WorkerContext {
     getMirrorModels(): Array<{ uri: { path: string; toString(skipEncoding?: boolean): string }; version: number; getValue(): string }>;
   }
+  /** A diagnostic as the worker sends it (TypeScript's, its file left out). */
+  export interface WorkerDiagnostic {
+    start?: number;
+    length?: number;
+    code: number;
+    /** 0 warning, 1 error, 2 suggestion, 3 message. */
+    category: number;
+    messageText: string | { messageText: string; next?: Array<WorkerDiagnostic['messageText']> };
+  }
   export class TypeScriptWorker {
     constructor(context: WorkerContext, createData: unknown);
     getScriptVersion(fileName: string): string;
     getScriptSnapshot(fileName: string): unknown;
     /** The text of a model, a bundled lib file or an extra lib; undefined for anything else. */
     _getScriptText(fileName: string): string | undefined;
-    getSyntacticDiagnostics(fileName: string): Promise<Array<{ start?: number; length?: number; code: number }>>;
-    getSemanticDiagnostics(fileName: string): Promise<Array<{ start?: number; length?: number; code: number }>>;
+    getSyntacticDiagnostics(fileName: string): Promise<WorkerDiagnostic[]>;
+    getSemanticDiagnostics(fileName: string): Promise<WorkerDiagnostic[]>;
   }
 }
 

@@ -2,6 +2,7 @@ import { hunksOf } from '@flint/change-set';
 import type { FlintClient } from '@flint/client';
 import type { AgentRoute, TurnInfo } from '@flint/protocol';
 import { create } from 'zustand';
+import type { Problem } from '../editor/problemsDiff';
 import { describePromptFailure } from './agentMessages';
 import { requireClient, selectCanEdit, useConnection } from './connectionStore';
 import { useWorkspace } from './workspaceStore';
@@ -13,6 +14,18 @@ export interface ReviewSummary {
   reviewable: number;
 }
 
+/** A problem the pending changes added, where it is in the file now. */
+export interface AddedProblem extends Problem {
+  line: number;
+}
+
+/** What the pending changes of the file on screen do to its TypeScript problems. */
+export interface ReviewProblems {
+  fileId: string;
+  added: AddedProblem[];
+  fixed: Problem[];
+}
+
 interface AgentState {
   /** Every turn this tab has heard of, latest state each. Replaced (never mutated) on change. */
   turns: ReadonlyMap<string, TurnInfo>;
@@ -21,6 +34,10 @@ interface AgentState {
   /** Failed turns whose error the user closed. */
   dismissedErrors: ReadonlySet<string>;
   review: ReviewSummary | null;
+  /** Null until checked, and for files that are not TypeScript. */
+  problems: ReviewProblems | null;
+  /** A place in a file the editor should show: the pill's "new error" asks for one. */
+  revealRequest: { fileId: string; offset: number; nonce: number } | null;
 }
 
 const routeKey = 'flint.agentRoute';
@@ -38,6 +55,8 @@ export const useAgent = create<AgentState>(() => ({
   route: storedRoute(),
   dismissedErrors: new Set(),
   review: null,
+  problems: null,
+  revealRequest: null,
 }));
 
 /**
@@ -143,6 +162,16 @@ export function setReviewSummary(review: ReviewSummary | null): void {
   const current = useAgent.getState().review;
   if (current?.fileId === review?.fileId && current?.reviewable === review?.reviewable) return;
   useAgent.setState({ review });
+}
+
+export function setReviewProblems(problems: ReviewProblems | null): void {
+  if (problems === null && useAgent.getState().problems === null) return;
+  useAgent.setState({ problems });
+}
+
+/** Moves the caret of the editor showing `fileId` to `offset`. */
+export function revealInFile(fileId: string, offset: number): void {
+  useAgent.setState((state) => ({ revealRequest: { fileId, offset, nonce: (state.revealRequest?.nonce ?? 0) + 1 } }));
 }
 
 export function dismissTurnError(turnId: string): void {

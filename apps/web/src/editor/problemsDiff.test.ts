@@ -1,0 +1,56 @@
+import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { describe, expect, it } from 'vitest';
+import { flattenMessage, problemsDiff, type Problem } from './problemsDiff';
+
+const problem = (start: number, excerpt: string, code = 2304, message = `Cannot find name '${excerpt}'.`): Problem => ({ severity: 'error', code, message, start, excerpt });
+
+describe('problemsDiff', () => {
+  it('matches problems by what they say and flag, not by where they are', () => {
+    const before = [problem(10, 'x'), problem(40, 'y')];
+    // The agent inserted a line above (offsets moved), fixed `y`, and misspelled a name.
+    const after = [problem(30, 'x'), problem(52, 'tsks')];
+    const { added, fixed } = problemsDiff(before, after);
+    expect(added.map((p) => p.excerpt)).toEqual(['tsks']);
+    expect(fixed.map((p) => p.excerpt)).toEqual(['y']);
+  });
+
+  it('counts equal problems as many times as they occur', () => {
+    const { added, fixed } = problemsDiff([problem(1, 'x'), problem(9, 'x')], [problem(1, 'x'), problem(9, 'x'), problem(20, 'x')]);
+    expect(added.map((p) => p.start)).toEqual([20]);
+    expect(fixed).toEqual([]);
+  });
+
+  it('tells a warning from an error with the same message', () => {
+    const warning: Problem = { ...problem(5, 'x'), severity: 'warning' };
+    const { added, fixed } = problemsDiff([warning], [problem(5, 'x')]);
+    expect(added).toHaveLength(1);
+    expect(fixed).toHaveLength(1);
+  });
+
+  const { seed, iterations } = propertyConfig(300);
+  it(`what was before, less the fixed, plus the added, is what is after, as multisets (SEED=${seed} ITERATIONS=${iterations})`, () => {
+    const key = (p: Problem) => `${p.severity}|${p.code}|${p.excerpt}`;
+    const sorted = (list: Problem[]) => list.map(key).sort();
+    for (let i = 0; i < iterations; i++) {
+      const random = seededRandom(seed + i);
+      const pick = (): Problem => ({ ...problem(Math.floor(random() * 100), 'abc'[Math.floor(random() * 3)]!), severity: random() < 0.8 ? 'error' : 'warning' });
+      const before = Array.from({ length: Math.floor(random() * 6) }, pick);
+      const after = Array.from({ length: Math.floor(random() * 6) }, pick);
+      const { added, fixed } = problemsDiff(before, after);
+      const kept = [...before];
+      for (const gone of fixed) kept.splice(kept.indexOf(gone), 1);
+      expect(sorted([...kept, ...added]), `SEED=${seed + i}`).toEqual(sorted(after));
+      // Nothing is both added and fixed: a problem found on both sides is matched, not reported.
+      const fixedKeys = new Set(fixed.map(key));
+      expect(added.filter((p) => fixedKeys.has(key(p))), `SEED=${seed + i}`).toEqual([]);
+    }
+  });
+});
+
+describe('flattenMessage', () => {
+  it('puts each reason of a chain on its own line, indented under the one it explains', () => {
+    const chain = { messageText: "Type 'number' is not assignable to type 'Task'.", next: [{ messageText: "Property 'id' is missing.", next: [] }] };
+    expect(flattenMessage(chain)).toBe("Type 'number' is not assignable to type 'Task'.\n  Property 'id' is missing.");
+    expect(flattenMessage('plain')).toBe('plain');
+  });
+});
