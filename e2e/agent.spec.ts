@@ -122,9 +122,12 @@ test('the review pill says what the changes do to TypeScript problems: a new err
   await expect(added).toContainText('1 new error');
   await expect(added).toHaveAttribute('title', /line 11: Type 'number' is not assignable to type 'string'/);
   await page.screenshot({ path: `${screenshotDir}/agent-review-problems.png` });
+  // A line typed above moves the error down; the jump follows it.
   await caretOnLine(page, 'import type');
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Enter');
   await added.click();
-  await expect(page.getByTestId('status-cursor')).toContainText('Ln 11');
+  await expect(page.getByTestId('status-cursor')).toContainText('Ln 12');
   await page.getByTestId('reject-all').click();
   await expect(added).toHaveCount(0);
 

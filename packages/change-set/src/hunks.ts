@@ -102,10 +102,12 @@ export function reviewHunks(
  */
 export function textWithRejected(doc: Y.Doc, textKey: string, select: (hunkId: string, record: HunkRecord) => boolean = () => true): string {
   const copy = new Y.Doc();
-  Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc));
-  const text = copy.getText(textKey);
-  reviewHunks(copy, text, select, 'reject');
-  const result = text.toString();
-  copy.destroy();
-  return result;
+  try {
+    Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc));
+    const text = copy.getText(textKey);
+    reviewHunks(copy, text, select, 'reject');
+    return text.toString();
+  } finally {
+    copy.destroy();
+  }
 }

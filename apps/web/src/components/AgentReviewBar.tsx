@@ -1,5 +1,5 @@
 import { agentShortcuts } from '../stores/agentMessages';
-import { revealInFile, reviewFile, selectStreamingTurn, stopTurn, useAgent, type ReviewProblems } from '../stores/agentStore';
+import { revealProblem, reviewFile, selectStreamingTurn, stopTurn, useAgent, type ReviewProblems } from '../stores/agentStore';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 
@@ -79,7 +79,7 @@ function ProblemsSummary({ problems }: { problems: ReviewProblems }) {
           className="agent-bar-problems agent-bar-problems-added"
           data-testid="review-problems-added"
           title={`These changes add:\n${added.map((p) => `line ${p.line}: ${p.message}`).join('\n')}\n\nClick to go to the first.`}
-          onClick={() => revealInFile(problems.fileId, added[0]!.start)}
+          onClick={() => revealProblem(problems.fileId, 0)}
         >
           ⊗ {plural(added.length, `new ${word}`)}
         </button>

@@ -1,6 +1,6 @@
 import { hunksOf, viewHunks, type HunkView } from '@flint/change-set';
 import { FILE_TEXT_KEY } from '@flint/protocol';
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 import { agentShortcuts } from '../stores/agentMessages';
 import { reviewFile, reviewHunk, selectStreamingTurn, setReviewProblems, setReviewSummary, stopStreamingIn, useAgent } from '../stores/agentStore';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
@@ -38,6 +38,8 @@ export class AgentController {
   private readonly widgets: HunkWidgets;
   private readonly prompt: InlinePrompt;
   private readonly problems = new ChangeSetProblems((fileId, diff) => this.publishProblems(fileId, diff));
+  /** Where the problems the pending changes added are, kept as the text changes. */
+  private problemAnchors: Y.RelativePosition[] = [];
   private readonly inPendingHunk: monaco.editor.IContextKey<boolean>;
   private readonly hasPendingHunks: monaco.editor.IContextKey<boolean>;
   private readonly turnStreaming: monaco.editor.IContextKey<boolean>;
@@ -78,7 +80,7 @@ export class AgentController {
       }),
       useAgent.subscribe((state, previous) => {
         const request = state.revealRequest;
-        if (request && request !== previous.revealRequest && request.fileId === this.watched?.fileId) this.reveal(request.offset);
+        if (request && request !== previous.revealRequest && request.fileId === this.watched?.fileId) this.revealProblem(request.problem);
       }),
     );
     this.addCommands();
@@ -192,17 +194,25 @@ export class AgentController {
     this.problems.update(settled ? { fileId: watched.fileId, model: watched.model, doc: watched.doc, hunkIds: this.reviewable.map((view) => view.hunkId) } : null);
   }
 
+  /** `diff` is of the text as it is now (ChangeSetProblems checks that before it publishes). */
   private publishProblems(fileId: string | null, diff: ProblemsDiff | null): void {
-    const model = this.watched?.fileId === fileId ? this.watched?.model : null;
-    if (fileId === null || !diff || !model) return setReviewProblems(null);
-    const added = diff.added.map((problem) => ({ ...problem, line: model.getPositionAt(problem.start).lineNumber }));
+    const watched = this.watched?.fileId === fileId ? this.watched : null;
+    if (fileId === null || !diff || !watched) {
+      this.problemAnchors = [];
+      return setReviewProblems(null);
+    }
+    this.problemAnchors = diff.added.map((problem) => Y.createRelativePositionFromTypeIndex(watched.text, problem.start));
+    const added = diff.added.map((problem) => ({ ...problem, line: watched.model.getPositionAt(problem.start).lineNumber }));
     setReviewProblems({ fileId, added, fixed: diff.fixed });
   }
 
-  private reveal(offset: number): void {
-    const model = this.watched?.model;
-    if (!model || model.isDisposed()) return;
-    const position = model.getPositionAt(offset);
+  private revealProblem(index: number): void {
+    const watched = this.watched;
+    const anchor = this.problemAnchors[index];
+    if (!watched || !anchor || watched.model.isDisposed()) return;
+    const at = Y.createAbsolutePositionFromRelativePosition(anchor, watched.doc);
+    if (!at) return;
+    const position = watched.model.getPositionAt(at.index);
     this.editor.setPosition(position);
     this.editor.revealPositionInCenterIfOutsideViewport(position);
     this.editor.focus();

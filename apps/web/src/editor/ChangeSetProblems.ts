@@ -17,58 +17,90 @@ export interface ReviewTarget {
   hunkIds: readonly string[];
 }
 
-type WorkerDiagnostic = Awaited<ReturnType<IncrementalTypeScriptWorker['diagnosticsOfText']>>[number];
+type WorkerDiagnostic = Awaited<ReturnType<IncrementalTypeScriptWorker['diagnosticsWithStandIn']>>['own'][number];
 /** The worker as the page reaches it: Monaco's proxy has every method of our worker class. */
-type WorkerProxy = Pick<IncrementalTypeScriptWorker, 'diagnosticsOfText' | 'getSyntacticDiagnostics' | 'getSemanticDiagnostics'>;
+type WorkerProxy = Pick<IncrementalTypeScriptWorker, 'diagnosticsWithStandIn'>;
 
 /**
  * What the agent's pending changes do to a TypeScript file's problems (DESIGN §7): the file's
- * diagnostics as it is against those it would have with every pending hunk rejected, from the
- * same worker and the same state of the other files. Asked once the file settles after a turn
- * stopped writing or a review, never while the agent streams into it.
+ * diagnostics as it is against those it would have with its pending hunks rejected, from one
+ * turn of the worker (decision 0018). Checked once the file settles after a turn stopped
+ * writing, a review or an edit, and when its markers change (another file changed what it
+ * resolves to); never while the agent streams into it.
  */
 export class ChangeSetProblems {
   private timer: ReturnType<typeof setTimeout> | null = null;
-  /** What the last check was (or is being) made for; a new target makes it stale. */
+  private target: ReviewTarget | null = null;
+  /** What the last check was (or is being) made for; a new key makes it stale. */
   private checkedKey: string | null = null;
+  /** The hunks the published result speaks for: other hunks withdraw it at once. */
+  private publishedHunks: string | null = null;
+  /** Bumped when the target's markers change: other files may have changed its problems. */
+  private markersChanged = 0;
+  private readonly markers: monaco.IDisposable;
 
-  constructor(private readonly publish: (fileId: string | null, diff: ProblemsDiff | null) => void) {}
+  constructor(private readonly publish: (fileId: string | null, diff: ProblemsDiff | null) => void) {
+    this.markers = monaco.editor.onDidChangeMarkers((uris) => {
+      const target = this.target;
+      if (!target || !uris.some((uri) => uri.toString() === target.model.uri.toString())) return;
+      this.markersChanged++;
+      this.update(target);
+    });
+  }
 
   /** The target as of this frame; null when there is nothing to review. */
   update(target: ReviewTarget | null): void {
-    const key = target && target.model.getLanguageId() === 'typescript' ? `${target.model.id}:${target.model.getVersionId()}:${target.hunkIds.join(',')}` : null;
+    const checked = target !== null && !target.model.isDisposed() && target.model.getLanguageId() === 'typescript' ? target : null;
+    this.target = checked;
+    const hunks = checked ? `${checked.model.id}:${checked.hunkIds.join(',')}` : null;
+    const key = checked ? `${hunks}:${checked.model.getVersionId()}:${this.markersChanged}` : null;
     if (key === this.checkedKey) return;
     this.checkedKey = key;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    if (key === null || !target) {
-      this.publish(null, null);
-      return;
-    }
+    this.clearTimer();
+    // A result for other hunks is wrong now; one for the same hunks and older text stays until
+    // the next check replaces it (no flicker while someone types).
+    if (hunks !== this.publishedHunks) this.withdraw();
+    if (!checked || key === null || hunks === null) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.check(target, key).catch((error: unknown) => console.warn('Flint: checking what the pending changes do to TypeScript problems failed', error));
+      this.check(checked, key, hunks).catch((error: unknown) => {
+        console.warn('Flint: checking what the pending changes do to TypeScript problems failed', error);
+        if (key === this.checkedKey) this.withdraw();
+      });
     }, settleMs);
   }
 
-  private async check(target: ReviewTarget, key: string): Promise<void> {
+  private async check(target: ReviewTarget, key: string, hunks: string): Promise<void> {
     const { model, doc } = target;
-    const original = textWithRejected(doc, FILE_TEXT_KEY);
+    const chosen = new Set(target.hunkIds);
+    const original = textWithRejected(doc, FILE_TEXT_KEY, (hunkId) => chosen.has(hunkId));
     const current = model.getValue();
     const getWorker = await monaco.typescript.getTypeScriptWorker();
     const worker = (await getWorker(model.uri)) as unknown as WorkerProxy;
     if (key !== this.checkedKey || model.isDisposed()) return;
-    const uri = model.uri.toString();
-    const [before, syntactic, semantic] = await Promise.all([worker.diagnosticsOfText(uri, original), worker.getSyntacticDiagnostics(uri), worker.getSemanticDiagnostics(uri)]);
+    const { own, standIn } = await worker.diagnosticsWithStandIn(model.uri.toString(), original);
     // The file changed while the worker checked: the next check is already scheduled.
     if (key !== this.checkedKey || model.isDisposed() || model.getValue() !== current) return;
     const ignored = new Set(monaco.typescript.typescriptDefaults.getDiagnosticsOptions().diagnosticCodesToIgnore ?? []);
     const problems = (list: WorkerDiagnostic[], text: string) => list.flatMap((d) => (ignored.has(d.code) ? [] : problemOf(d, text)));
-    this.publish(target.fileId, problemsDiff(problems(before, original), problems([...syntactic, ...semantic], current)));
+    this.publishedHunks = hunks;
+    this.publish(target.fileId, problemsDiff(problems(standIn, original), problems(own, current)));
+  }
+
+  private withdraw(): void {
+    this.publishedHunks = null;
+    this.publish(null, null);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   dispose(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
+    this.clearTimer();
+    this.markers.dispose();
+    this.target = null;
     this.checkedKey = null;
   }
 }

@@ -112,11 +112,11 @@ describe('IncrementalTypeScriptWorker', () => {
     expect(strip(await worker.getSemanticDiagnostics('file:///main.ts'))).toEqual(strip(await monacos.getSemanticDiagnostics('file:///main.ts')));
   });
 
-  it('reports the diagnostics of a stand-in text for a file, and the file\'s own again on the next request', async () => {
+  it('reports the diagnostics of the file and of a stand-in text for it, and the file\'s own again on the next request', async () => {
     const context = oneModel('export const count: number = 1;\n');
     const worker = new IncrementalTypeScriptWorker(context, createData);
-    expect(await worker.getSemanticDiagnostics('file:///main.ts')).toEqual([]);
-    const standIn = await worker.diagnosticsOfText('file:///main.ts', "export const count: number = 'one';\nexport const = 2;\n");
+    const { own, standIn } = await worker.diagnosticsWithStandIn('file:///main.ts', "export const count: number = 'one';\nexport const = 2;\n");
+    expect(own).toEqual([]);
     // Syntactic ("Variable declaration expected.") and semantic (a string is not a number).
     expect(standIn.map((d) => d.code)).toEqual(expect.arrayContaining([1134, 2322]));
     expect(standIn.find((d) => d.code === 2322)?.start).toBe(13);

@@ -71,21 +71,25 @@ export class IncrementalTypeScriptWorker extends TypeScriptWorker {
   }
 
   /**
-   * The syntactic and semantic diagnostics `fileName` would have were its text `text`, the rest
-   * of the workspace as it is: the file before the agent's pending changes, say. The stand-in
-   * replaces the model's text for these two requests only (both parse incrementally, both ways),
-   * rather than a second model beside it, which would re-declare a script file's globals.
+   * The syntactic and semantic diagnostics of `fileName` as it is (`own`), and those it would
+   * have were its text `text` (`standIn`), the rest of the workspace as it is: the file before
+   * the agent's pending changes, say. Both in one turn of the worker, so both see the same state
+   * of the other files. The stand-in replaces the model's text for its two checks only (each
+   * change of version parses incrementally), rather than a second model beside the file, which
+   * would re-declare a script file's globals (decision 0018).
    */
-  diagnosticsOfText(fileName: string, text: string): Promise<WorkerDiagnostic[]> {
+  async diagnosticsWithStandIn(fileName: string, text: string): Promise<{ own: WorkerDiagnostic[]; standIn: WorkerDiagnostic[] }> {
+    // Monaco's worker methods do their work before their first await: each pair reads the
+    // text that is in place when it is called.
+    const own = [this.getSyntacticDiagnostics(fileName), this.getSemanticDiagnostics(fileName)];
     this.standIn = { fileName, text, version: `stand-in ${++this.standIns}` };
-    let lists: Array<Promise<WorkerDiagnostic[]>>;
+    let standIn: Array<Promise<WorkerDiagnostic[]>>;
     try {
-      // Monaco's worker methods do their work before their first await: both read the stand-in.
-      lists = [this.getSyntacticDiagnostics(fileName), this.getSemanticDiagnostics(fileName)];
+      standIn = [this.getSyntacticDiagnostics(fileName), this.getSemanticDiagnostics(fileName)];
     } finally {
       this.standIn = null;
     }
-    return Promise.all(lists).then((found) => found.flat());
+    return { own: (await Promise.all(own)).flat(), standIn: (await Promise.all(standIn)).flat() };
   }
 }
 

@@ -20,25 +20,35 @@ export interface ProblemsDiff {
 /**
  * Compares the problems of two versions of a file. Offsets move with every edit, so a problem
  * is known by its severity, code, message and flagged text; equal ones count as many times as
- * they occur (two `x` undefined before, three after: one added).
+ * they occur (two `x` undefined before, three after: one added). What is left is matched once
+ * more without the flagged text: a problem whose flagged text the edit went through (a call
+ * that spans the changed line) is the same problem, not one fixed and one new.
  */
 export function problemsDiff(before: readonly Problem[], after: readonly Problem[]): ProblemsDiff {
-  const keyOf = (problem: Problem) => `${problem.severity}\u0000${problem.code}\u0000${problem.message}\u0000${problem.excerpt}`;
-  const unmatched = new Map<string, Problem[]>();
+  const exact = (problem: Problem) => `${problem.severity}\u0000${problem.code}\u0000${problem.message}\u0000${problem.excerpt}`;
+  const loose = (problem: Problem) => `${problem.severity}\u0000${problem.code}\u0000${problem.message}`;
+  let unmatched = { before: [...before], after: [...after] };
+  for (const keyOf of [exact, loose]) unmatched = matchAway(unmatched.before, unmatched.after, keyOf);
+  const byStart = (a: Problem, b: Problem) => a.start - b.start;
+  return { added: unmatched.after.sort(byStart), fixed: unmatched.before.sort(byStart) };
+}
+
+/** Pairs equal problems of the two lists off; returns those left on each side. */
+function matchAway(before: Problem[], after: Problem[], keyOf: (problem: Problem) => string): { before: Problem[]; after: Problem[] } {
+  const waiting = new Map<string, Problem[]>();
   for (const problem of before) {
     const key = keyOf(problem);
-    const list = unmatched.get(key);
+    const list = waiting.get(key);
     if (list) list.push(problem);
-    else unmatched.set(key, [problem]);
+    else waiting.set(key, [problem]);
   }
-  const added: Problem[] = [];
+  const left: Problem[] = [];
   for (const problem of after) {
-    const list = unmatched.get(keyOf(problem));
+    const list = waiting.get(keyOf(problem));
     if (list && list.length > 0) list.shift();
-    else added.push(problem);
+    else left.push(problem);
   }
-  const fixed = [...unmatched.values()].flat().sort((a, b) => a.start - b.start);
-  return { added: added.sort((a, b) => a.start - b.start), fixed };
+  return { before: [...waiting.values()].flat(), after: left };
 }
 
 /** TypeScript's message chain, as one string: its first line and each reason under it. */

@@ -36,8 +36,8 @@ interface AgentState {
   review: ReviewSummary | null;
   /** Null until checked, and for files that are not TypeScript. */
   problems: ReviewProblems | null;
-  /** A place in a file the editor should show: the pill's "new error" asks for one. */
-  revealRequest: { fileId: string; offset: number; nonce: number } | null;
+  /** A problem the editor should put the caret on (an index into `problems.added`). */
+  revealRequest: { fileId: string; problem: number; nonce: number } | null;
 }
 
 const routeKey = 'flint.agentRoute';
@@ -169,9 +169,9 @@ export function setReviewProblems(problems: ReviewProblems | null): void {
   useAgent.setState({ problems });
 }
 
-/** Moves the caret of the editor showing `fileId` to `offset`. */
-export function revealInFile(fileId: string, offset: number): void {
-  useAgent.setState((state) => ({ revealRequest: { fileId, offset, nonce: (state.revealRequest?.nonce ?? 0) + 1 } }));
+/** Puts the caret of the editor showing `fileId` on a problem its pending changes added. */
+export function revealProblem(fileId: string, problem: number): void {
+  useAgent.setState((state) => ({ revealRequest: { fileId, problem, nonce: (state.revealRequest?.nonce ?? 0) + 1 } }));
 }
 
 export function dismissTurnError(turnId: string): void {
