@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { DiffOp } from '@flint/stream-diff';
 import { ChatCompletionsProvider } from '../../models/ChatCompletionsProvider';
 import type { ModelProvider, ModelRequest } from '../../models/ModelProvider';
-import { systemClock } from '../../transport/systemClock';
+import type { Clock } from '../Clock';
 import type { EditApplier } from './EditApplier';
 import { Turn } from './Turn';
 
@@ -31,6 +31,22 @@ describe('Turn over a TLS provider', () => {
     const { port } = server.address() as net.AddressInfo;
     let socket: tls.TLSSocket | null = null;
     const write = (text: string) => new Promise<void>((resolve) => socket!.write(text, () => resolve()));
+    let allWritten = (): void => undefined;
+    const written = new Promise<void>((resolve) => (allWritten = resolve));
+    // Time stands still, so every text after the first is due at the next flush, however slowly
+    // this machine reads it; that flush's timer fires once the server has handed its last three
+    // records to the kernel (on loopback, to the client's socket): no margin to guess.
+    const startedAt = Date.now();
+    const clock: Clock = {
+      now: () => startedAt,
+      setTimeout: (fn) => {
+        const timer = { cancelled: false };
+        void written.then(() => setImmediate(() => timer.cancelled || fn()));
+        return timer;
+      },
+      clearTimeout: (handle) => void ((handle as { cancelled: boolean }).cancelled = true),
+      afterIo: (fn) => void setImmediate(fn),
+    };
     respond = (s) => {
       socket = s;
       // The first text: the turn flushes it at once (then the applier asks for 'b').
@@ -51,7 +67,12 @@ describe('Turn over a TLS provider', () => {
             pacer: {
               holdUntilFlush: (resume) => {
                 const held = request.pacer!.holdUntilFlush(resume);
-                if (held && holds++ === 0) void write(chunk(event('c'))).then(() => write(chunk(event('d')))).then(() => write(chunk(event('e')) + chunk('data: [DONE]\n\n') + '0\r\n\r\n'));
+                if (held && holds++ === 0) {
+                  void write(chunk(event('c')))
+                    .then(() => write(chunk(event('d'))))
+                    .then(() => write(chunk(event('e')) + chunk('data: [DONE]\n\n') + '0\r\n\r\n'))
+                    .then(allWritten);
+                }
                 return held;
               },
             },
@@ -79,9 +100,8 @@ describe('Turn over a TLS provider', () => {
         request: { model: 'm', messages: [{ role: 'user', content: 'write' }], maxOutputTokens: 100 },
         original: '',
         applier,
-        clock: systemClock,
-        // Long enough that the three writes land before the flush on any machine.
-        flushIntervalMs: 200,
+        clock,
+        flushIntervalMs: 8,
         onChange: () => undefined,
         onText: () => undefined,
         onUsage: () => true,
