@@ -52,15 +52,20 @@ export class ChangeSetProblems {
   update(target: ReviewTarget | null): void {
     const checked = target !== null && !target.model.isDisposed() && target.model.getLanguageId() === 'typescript' ? target : null;
     this.target = checked;
-    const hunks = checked ? `${checked.model.id}:${checked.hunkIds.join(',')}` : null;
-    const key = checked ? `${hunks}:${checked.model.getVersionId()}:${this.markersChanged}` : null;
+    if (!checked) {
+      if (this.checkedKey === null) return;
+      this.checkedKey = null;
+      this.clearTimer();
+      return this.withdraw();
+    }
+    const hunks = `${checked.model.id}:${checked.hunkIds.join(',')}`;
+    const key = `${hunks}:${checked.model.getVersionId()}:${this.markersChanged}`;
     if (key === this.checkedKey) return;
     this.checkedKey = key;
     this.clearTimer();
     // A result for other hunks is wrong now; one for the same hunks and older text stays until
     // the next check replaces it (no flicker while someone types).
     if (hunks !== this.publishedHunks) this.withdraw();
-    if (!checked || key === null || hunks === null) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.check(checked, key, hunks).catch((error: unknown) => {

@@ -48,7 +48,7 @@ export class TextSnapshot {
  */
 export class IncrementalTypeScriptWorker extends TypeScriptWorker {
   private readonly snapshots = new Map<string, { version: string; snapshot: TextSnapshot }>();
-  /** A text read in place of a model's for one request (diagnosticsOfText). */
+  /** A text read in place of a model's for one check (diagnosticsWithStandIn). */
   private standIn: { fileName: string; text: string; version: string } | null = null;
   private standIns = 0;
 
