@@ -27,6 +27,46 @@ export interface HunkRecord {
   seq: number;
 }
 
+const statuses: ReadonlySet<unknown> = new Set<HunkStatus>(['pending', 'accepted', 'rejected']);
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isId = (value: unknown): boolean => {
+  const id = value as { client?: unknown; clock?: unknown } | null;
+  return typeof id === 'object' && id !== null && isCount(id.client) && isCount(id.clock);
+};
+
+/**
+ * Whether a value is a Yjs relative position as JSON (`Y.relativePositionToJSON`, or the object
+ * itself after a JSON round trip). Yjs resolves these without checking them: a clock that is
+ * not a number sends its search astray, so anything a peer sends is checked first.
+ */
+export function isRelativePositionJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const at = value as { type?: unknown; tname?: unknown; item?: unknown; assoc?: unknown };
+  return (
+    (at.type === undefined || at.type === null || isId(at.type)) &&
+    (at.item === undefined || at.item === null || isId(at.item)) &&
+    (at.tname === undefined || at.tname === null || typeof at.tname === 'string') &&
+    (at.assoc === undefined || at.assoc === null || Number.isSafeInteger(at.assoc))
+  );
+}
+
+/**
+ * Whether a value read from a doc is a well-formed hunk record. Any editor writes these (a
+ * review is a document edit), so the gateway checks every one before it reaches anybody else.
+ */
+export function isHunkRecord(value: unknown): value is HunkRecord {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const r = value as Partial<Record<keyof HunkRecord, unknown>>;
+  return (
+    typeof r.turnId === 'string' && r.turnId.length <= 128 &&
+    isCount(r.agentClient) && isCount(r.insertedFrom) && isCount(r.insertedTo) &&
+    (r.insertedFrom as number) <= (r.insertedTo as number) &&
+    typeof r.original === 'string' &&
+    statuses.has(r.status) && isCount(r.seq) &&
+    isRelativePositionJson(r.restoreAt)
+  );
+}
+
 export function hunksOf(doc: Y.Doc): Y.Map<HunkRecord> {
   return doc.getMap<HunkRecord>(HUNKS_KEY);
 }

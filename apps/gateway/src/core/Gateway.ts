@@ -46,8 +46,8 @@ export class Gateway {
     const config = { ...defaultConfig, ...options.config };
     this.store = options.store;
     this.links = new LinkService(options.store, options.clock);
-    this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics);
     const log: Log = options.log ?? (() => {});
+    this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log);
     this.ctx = {
       clock: options.clock,
       config,

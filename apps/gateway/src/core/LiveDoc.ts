@@ -1,15 +1,36 @@
-import { Channel, startDocFrame } from '@flint/protocol';
+import { Channel, INDEX_DOC_ID, startDocFrame } from '@flint/protocol';
 import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
+import { checkUpdate, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
+import type { Clock } from './Clock';
 import type { GatewayConfig } from './GatewayConfig';
+import type { Log } from './GatewayContext';
 import type { Metrics } from './Metrics';
 import type { Store } from '../storage/Store';
 import type { RoomSession, Subscriber } from './Subscriber';
 
 /** The origin of changes the gateway makes itself (file tree operations, seeding). */
 export const GATEWAY_ORIGIN = Symbol('gateway');
+
+/** What a live doc needs of the gateway. */
+export interface DocContext {
+  readonly store: Store;
+  readonly config: GatewayConfig;
+  readonly metrics: Metrics;
+  readonly clock: Clock;
+  readonly log: Log;
+}
+
+/** Yjs throws on bytes that are not updates; such a store is read update by update instead. */
+function mergeOrNull(updates: Uint8Array[]): Uint8Array | null {
+  try {
+    return updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates);
+  } catch {
+    return null; // the slow path names the update that does not decode
+  }
+}
 
 /**
  * One loaded document of a room: its Y.Doc, its awareness and the sessions subscribed to it.
@@ -27,42 +48,103 @@ export class LiveDoc {
   constructor(
     readonly docId: string,
     private readonly docKey: string,
-    private readonly store: Store,
-    private readonly config: GatewayConfig,
-    private readonly metrics: Metrics,
+    private readonly ctx: DocContext,
   ) {
-    const stored = store.loadDoc(docKey);
-    if (stored.updates.length > 0) Y.applyUpdate(this.doc, Y.mergeUpdates(stored.updates));
+    const stored = ctx.store.loadDoc(docKey);
     this.storedBytes = stored.bytes;
     this.updatesSinceCompaction = stored.updates.length;
+    if (stored.updates.length > 0) this.load(stored.updates);
     this.doc.on('update', this.onUpdate);
   }
 
+  private get schema(): DocSchema {
+    return this.docId === INDEX_DOC_ID ? INDEX_DOC_SCHEMA : FILE_DOC_SCHEMA;
+  }
+
+  /**
+   * Applies the stored updates. They were checked when they arrived, but a store written by an
+   * older gateway may hold one that does not apply: the document is then rebuilt from the
+   * updates that do, and the others are set aside (kept, logged, counted) — never a document
+   * that cannot be opened.
+   */
+  private load(updates: Uint8Array[]): void {
+    const merged = mergeOrNull(updates);
+    if (merged && checkUpdate(this.doc, merged, this.schema).ok) {
+      Y.applyUpdate(this.doc, merged);
+      return;
+    }
+    const setAside = new Map<Uint8Array, string>();
+    let waiting = updates;
+    // An update may depend on a later one (Yjs kept such updates pending): retry until no progress.
+    for (let progress = true; progress && waiting.length > 0; ) {
+      progress = false;
+      const next: Uint8Array[] = [];
+      for (const update of waiting) {
+        const check = checkUpdate(this.doc, update, this.schema);
+        if (check.ok) {
+          Y.applyUpdate(this.doc, update);
+          progress = true;
+        } else if (check.kind === 'incomplete') next.push(update);
+        else setAside.set(update, check.reason);
+      }
+      waiting = next;
+    }
+    for (const update of waiting) setAside.set(update, 'it depends on changes the document never received');
+    if (setAside.size === 0) return;
+    const { store, metrics, clock, log } = this.ctx;
+    const reasons = [...new Set(setAside.values())].join('; ');
+    const state = Y.encodeStateAsUpdate(this.doc);
+    store.setAsideUpdates(this.docKey, [...setAside.keys()], reasons, state, clock.now());
+    this.storedBytes = state.byteLength;
+    this.updatesSinceCompaction = 1;
+    metrics.inc('flint_updates_set_aside_total', undefined, setAside.size);
+    log('warn', 'set aside stored updates that do not apply', { docKey: this.docKey, count: setAside.size, reasons });
+  }
+
+  /**
+   * Applies a participant's update only if all of it can be applied (`checkUpdate`): Yjs's
+   * `applyUpdate` is not atomic, and what it keeps pending would live in the document for good.
+   */
+  accept(update: Uint8Array, origin: unknown): UpdateCheck {
+    const check = checkUpdate(this.doc, update, this.schema);
+    if (!check.ok) return check;
+    Y.applyUpdate(this.doc, update, origin);
+    const store = this.doc.store;
+    if (store.pendingStructs !== null || store.pendingDs !== null) {
+      // checkUpdate let through something Yjs could not integrate: keep the document clean.
+      store.pendingStructs = null;
+      store.pendingDs = null;
+      this.ctx.metrics.inc('flint_updates_left_pending_total');
+      this.ctx.log('error', 'an accepted update left structs pending; dropped them', { docKey: this.docKey });
+    }
+    return check;
+  }
+
   private readonly onUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction): void => {
-    this.store.appendUpdate(this.docKey, update);
+    this.ctx.store.appendUpdate(this.docKey, update);
     this.storedBytes += update.byteLength;
-    this.metrics.inc('flint_doc_updates_total');
+    this.ctx.metrics.inc('flint_doc_updates_total');
     const encoder = startDocFrame(Channel.Sync, this.docId);
     syncProtocol.writeUpdate(encoder, update);
     const frame = encoding.toUint8Array(encoder);
     for (const subscriber of this.subscribers) {
       if (subscriber !== origin) subscriber.sendUpdate(this, frame, transaction.beforeState);
     }
-    if (++this.updatesSinceCompaction >= this.config.compactEveryUpdates) this.compact();
+    if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
   };
 
   /** Whether applying an update of this size would pass the document size limit. */
   wouldExceedLimit(updateBytes: number): boolean {
-    return this.storedBytes + updateBytes > this.config.limits.maxDocBytes;
+    return this.storedBytes + updateBytes > this.ctx.config.limits.maxDocBytes;
   }
 
   compact(): void {
     if (this.updatesSinceCompaction <= 1) return;
     const merged = Y.encodeStateAsUpdate(this.doc);
-    this.store.compactDoc(this.docKey, merged);
+    this.ctx.store.compactDoc(this.docKey, merged);
     this.storedBytes = merged.byteLength;
     this.updatesSinceCompaction = 1;
-    this.metrics.inc('flint_doc_compactions_total');
+    this.ctx.metrics.inc('flint_doc_compactions_total');
   }
 
   /** Sends awareness entries to every subscriber but `except`. */

@@ -11,11 +11,9 @@ import {
   type RequestErrorCode,
 } from '@flint/protocol';
 import type * as Y from 'yjs';
-import type { Store, WorkspaceRecord } from '../storage/Store';
-import type { GatewayConfig } from './GatewayConfig';
+import type { WorkspaceRecord } from '../storage/Store';
 import { generateId } from './linkTokens';
-import { GATEWAY_ORIGIN, LiveDoc } from './LiveDoc';
-import type { Metrics } from './Metrics';
+import { GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
 import type { Turn } from './agent/Turn';
 
@@ -36,15 +34,13 @@ export class Room {
 
   constructor(
     readonly workspace: WorkspaceRecord,
-    private readonly store: Store,
-    private readonly config: GatewayConfig,
-    private readonly metrics: Metrics,
+    private readonly ctx: DocContext,
   ) {
     this.index = this.load(INDEX_DOC_ID);
   }
 
   private load(docId: string): LiveDoc {
-    return new LiveDoc(docId, `${this.workspace.id}/${docId}`, this.store, this.config, this.metrics);
+    return new LiveDoc(docId, `${this.workspace.id}/${docId}`, this.ctx);
   }
 
   get entries(): Y.Map<IndexEntry> {
@@ -102,8 +98,8 @@ export class Room {
   createFile(path: string, content = ''): OpResult {
     const checked = this.checkNewPath(path);
     if (!checked.ok) return checked;
-    if (this.fileCount() >= this.config.limits.maxFiles) {
-      return fail('too_many_files', `A workspace can hold at most ${this.config.limits.maxFiles} files.`);
+    if (this.fileCount() >= this.ctx.config.limits.maxFiles) {
+      return fail('too_many_files', `A workspace can hold at most ${this.ctx.config.limits.maxFiles} files.`);
     }
     const fileId = generateId('f');
     const doc = this.load(fileId);
@@ -169,7 +165,7 @@ export class Room {
     for (const fileId of removedFiles) {
       this.files.get(fileId)?.destroy();
       this.files.delete(fileId);
-      this.store.deleteDoc(`${this.workspace.id}/${fileId}`);
+      this.ctx.store.deleteDoc(`${this.workspace.id}/${fileId}`);
     }
     return { ok: true };
   }

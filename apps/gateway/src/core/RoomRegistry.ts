@@ -1,6 +1,7 @@
 import type { Store } from '../storage/Store';
 import type { Clock, TimerHandle } from './Clock';
 import type { GatewayConfig } from './GatewayConfig';
+import type { Log } from './GatewayContext';
 import type { Metrics } from './Metrics';
 import { Room } from './Room';
 
@@ -17,6 +18,7 @@ export class RoomRegistry {
     private readonly clock: Clock,
     private readonly config: GatewayConfig,
     private readonly metrics: Metrics,
+    private readonly log: Log,
   ) {}
 
   /** The room of a workspace, loaded if needed; null when the workspace does not exist. */
@@ -28,7 +30,7 @@ export class RoomRegistry {
     }
     const workspace = this.store.getWorkspace(workspaceId);
     if (!workspace) return null;
-    const room = new Room(workspace, this.store, this.config, this.metrics);
+    const room = new Room(workspace, { store: this.store, config: this.config, metrics: this.metrics, clock: this.clock, log: this.log });
     this.rooms.set(workspaceId, room);
     this.metrics.inc('flint_room_loads_total');
     return room;

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { LinkRecord, StoredDoc, Store, WorkspaceRecord } from './Store';
+import type { LinkRecord, SetAsideUpdate, StoredDoc, Store, WorkspaceRecord } from './Store';
 import { WalCheckpointer, type CheckpointResult } from './WalCheckpointer';
 
 /** Commits between two checkpoint requests: ~800 WAL pages (an append writes ~3). */
@@ -57,6 +57,14 @@ const schema = `
     data BLOB NOT NULL
   );
   CREATE INDEX IF NOT EXISTS doc_updates_by_doc ON doc_updates(doc_key, seq);
+  CREATE TABLE IF NOT EXISTS set_aside_updates (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_key TEXT NOT NULL,
+    data BLOB NOT NULL,
+    reason TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS set_aside_by_doc ON set_aside_updates(doc_key, seq);
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
@@ -103,6 +111,8 @@ export class SqliteStore implements Store {
       appendUpdate: db.prepare('INSERT INTO doc_updates (doc_key, data) VALUES (?, ?)'),
       loadDoc: db.prepare('SELECT data FROM doc_updates WHERE doc_key = ? ORDER BY seq'),
       deleteDoc: db.prepare('DELETE FROM doc_updates WHERE doc_key = ?'),
+      setAside: db.prepare('INSERT INTO set_aside_updates (doc_key, data, reason, at) VALUES (?, ?, ?, ?)'),
+      listSetAside: db.prepare('SELECT data, reason, at FROM set_aside_updates WHERE doc_key = ? ORDER BY seq'),
     };
   }
 
@@ -170,6 +180,20 @@ export class SqliteStore implements Store {
 
   deleteDoc(docKey: string): void {
     this.statements.deleteDoc.run(docKey);
+  }
+
+  setAsideUpdates(docKey: string, updates: Uint8Array[], reason: string, merged: Uint8Array, at: number): void {
+    this.db.transaction(() => {
+      for (const update of updates) this.statements.setAside.run(docKey, update, reason, at);
+      this.statements.deleteDoc.run(docKey);
+      this.statements.appendUpdate.run(docKey, merged);
+    })();
+    this.committed(commitsPerCheckpoint);
+  }
+
+  listSetAside(docKey: string): SetAsideUpdate[] {
+    const rows = this.statements.listSetAside.all(docKey) as { data: Buffer; reason: string; at: number }[];
+    return rows.map((row) => ({ data: new Uint8Array(row.data), reason: row.reason, at: row.at }));
   }
 
   close(): void {

@@ -76,4 +76,20 @@ describe.each(implementations)('Store contract: %s', (_name, make) => {
       again.close();
     }
   });
+
+  it('sets aside updates that cannot be applied, keeping them out of the document', () => {
+    const { store, reopen } = make();
+    store.appendUpdate('w1/d', new Uint8Array([1]));
+    store.appendUpdate('w1/d', new Uint8Array([6, 6]));
+    store.setAsideUpdates('w1/d', [new Uint8Array([6, 6])], 'not a Yjs update', new Uint8Array([1, 1]), 42);
+    expect(store.loadDoc('w1/d')).toEqual({ updates: [new Uint8Array([1, 1])], bytes: 2 });
+    expect(store.listSetAside('w1/d')).toEqual([{ data: new Uint8Array([6, 6]), reason: 'not a Yjs update', at: 42 }]);
+    expect(store.listSetAside('w1/other')).toEqual([]);
+    if (reopen) {
+      store.close();
+      const again = reopen();
+      expect(again.listSetAside('w1/d')).toHaveLength(1);
+      again.close();
+    }
+  });
 });

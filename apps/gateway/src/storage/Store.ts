@@ -24,6 +24,12 @@ export interface StoredDoc {
   bytes: number;
 }
 
+export interface SetAsideUpdate {
+  data: Uint8Array;
+  reason: string;
+  at: number;
+}
+
 /**
  * Persistence for workspaces, links and Yjs documents. Synchronous on purpose: the default
  * SQLite store commits in microseconds, and a synchronous append lets the room persist an
@@ -49,6 +55,14 @@ export interface Store {
   /** Replaces all of a document's updates by one merged update, atomically. */
   compactDoc(docKey: string, merged: Uint8Array): void;
   deleteDoc(docKey: string): void;
+  /**
+   * Moves updates that cannot be applied out of a document, atomically: they are kept aside
+   * with the reason (for an operator to inspect; never loaded again) and the document's updates
+   * are replaced by `merged`, the state that does apply.
+   */
+  setAsideUpdates(docKey: string, updates: Uint8Array[], reason: string, merged: Uint8Array, at: number): void;
+  /** What was set aside for a document, oldest first. */
+  listSetAside(docKey: string): SetAsideUpdate[];
 
   close(): void;
 }

@@ -1,0 +1,208 @@
+import { isHunkRecord, HUNKS_KEY } from '@flint/change-set';
+import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY } from '@flint/protocol';
+import * as Y from 'yjs';
+
+/**
+ * What a client may write into a kind of document: its root types by name. Anything else —
+ * another root, a nested type, an embed, a format, a map entry in a text — is refused, so a
+ * participant can never put into a document something that another client cannot read back.
+ */
+export interface DocSchema {
+  roots: ReadonlyMap<string, RootSchema>;
+}
+
+export type RootSchema =
+  | { kind: 'text' }
+  /** A map of plain values; `accepts` says which entries are well-formed. */
+  | { kind: 'map'; accepts: (key: string, value: unknown) => boolean };
+
+/**
+ * The verdict on an update before any of it is applied:
+ * - `malformed`: the bytes are not a Yjs update (Yjs would have applied part of it and thrown);
+ * - `invalid`: a well-formed update that writes outside the schema, or deletes nothing (len 0);
+ * - `incomplete`: it depends on changes the document does not have (yet): applied now, Yjs would
+ *   keep it pending inside the document, out of reach of every limit.
+ */
+export type UpdateCheck =
+  | { ok: true }
+  | { ok: false; kind: 'malformed' | 'invalid' | 'incomplete'; reason: string };
+
+/** Where a struct lives: a root type and, for map entries, its key; `gc`: garbage collected. */
+type Place = { root: string; sub: string | null } | 'gc';
+
+interface Placed {
+  clock: number;
+  end: number;
+  place: Place;
+}
+
+const refuse = (kind: 'malformed' | 'invalid' | 'incomplete', reason: string): UpdateCheck => ({ ok: false, kind, reason });
+
+/**
+ * Decides, without touching `doc`, whether `update` can be applied whole: it decodes to the end,
+ * every struct's origins are in the document or earlier in the update (in an order Yjs can
+ * integrate), every deletion targets clocks that will exist, and everything it writes fits
+ * `schema`. Applying an update that passes leaves nothing pending in the document.
+ */
+export function checkUpdate(doc: Y.Doc, update: Uint8Array, schema: DocSchema): UpdateCheck {
+  let decoded: ReturnType<typeof Y.decodeUpdate>;
+  try {
+    decoded = Y.decodeUpdate(update);
+  } catch (error) {
+    return refuse('malformed', `not a Yjs update (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const byClient = new Map<number, Array<Y.Item | Y.GC | Y.Skip>>();
+  for (const struct of decoded.structs) {
+    let list = byClient.get(struct.id.client);
+    if (!list) byClient.set(struct.id.client, (list = []));
+    list.push(struct);
+  }
+  const reader = new UpdatePlacer(doc, schema);
+  const failure = reader.integrate(byClient);
+  if (failure) return failure;
+  for (const [client, ranges] of decoded.ds.clients) {
+    for (const { clock, len } of ranges) {
+      if (len <= 0) return refuse('invalid', 'a deletion of nothing');
+      if (clock + len > reader.known(client)) return refuse('incomplete', 'it deletes changes the document does not have');
+    }
+  }
+  return { ok: true };
+}
+
+/**
+ * Walks the update's structs in an order Yjs could integrate them (a struct once its own
+ * client's earlier clocks and its origins are known), placing each one in a root type.
+ */
+class UpdatePlacer {
+  /** Structs of the update already placed, per client, in clock order. */
+  private readonly placed = new Map<number, Placed[]>();
+  private readonly knownClocks = new Map<number, number>();
+
+  constructor(
+    private readonly doc: Y.Doc,
+    private readonly schema: DocSchema,
+  ) {}
+
+  known(client: number): number {
+    return this.knownClocks.get(client) ?? Y.getState(this.doc.store, client);
+  }
+
+  integrate(byClient: Map<number, Array<Y.Item | Y.GC | Y.Skip>>): UpdateCheck | null {
+    const next = new Map<number, number>([...byClient.keys()].map((client) => [client, 0]));
+    for (let progress = true; progress; ) {
+      progress = false;
+      for (const [client, structs] of byClient) {
+        let index = next.get(client) ?? 0;
+        for (; index < structs.length; index++) {
+          const struct = structs[index]!;
+          if (struct.id.clock > this.known(client)) break; // a gap: what fills it may come later
+          if (struct instanceof Y.Skip) break; // the sender lacks what the skip stands for
+          if (struct.id.clock + struct.length <= this.known(client)) continue; // known already
+          if (struct instanceof Y.Item && !this.ready(struct)) break;
+          const failure = struct instanceof Y.Item ? this.place(struct) : this.record(struct, 'gc');
+          if (failure) return failure;
+          progress = true;
+        }
+        next.set(client, index);
+      }
+    }
+    for (const [client, structs] of byClient) {
+      const rest = structs.slice(next.get(client) ?? 0).filter((s) => !(s instanceof Y.Skip));
+      if (rest.length > 0) return refuse('incomplete', 'it depends on changes the document does not have');
+    }
+    return null;
+  }
+
+  private ready(item: Y.Item): boolean {
+    for (const id of [item.origin, item.rightOrigin, item.parent instanceof Y.ID ? item.parent : null]) {
+      if (id && id.clock >= this.known(id.client)) return false;
+    }
+    return true;
+  }
+
+  private place(item: Y.Item): UpdateCheck | null {
+    let place: Place;
+    if (item.parent instanceof Y.ID) return refuse('invalid', 'a nested type');
+    if (typeof item.parent === 'string') {
+      place = { root: item.parent, sub: item.parentSub };
+    } else {
+      const left = item.origin ? this.placeOf(item.origin) : null;
+      const right = item.rightOrigin ? this.placeOf(item.rightOrigin) : null;
+      if (left === 'gc' || right === 'gc') place = 'gc'; // Yjs turns it into a GC struct
+      else if (left && right && (left.root !== right.root || left.sub !== right.sub)) {
+        return refuse('invalid', 'its neighbours are in different types');
+      } else if (left ?? right) place = (left ?? right)!;
+      else return refuse('invalid', 'an item with no parent');
+    }
+    if (place !== 'gc') {
+      const failure = this.fits(item, place);
+      if (failure) return failure;
+    }
+    return this.record(item, place);
+  }
+
+  private fits(item: Y.Item, place: { root: string; sub: string | null }): UpdateCheck | null {
+    const root = this.schema.roots.get(place.root);
+    if (!root) return refuse('invalid', `a write outside the document's types ("${place.root.slice(0, 40)}")`);
+    const content = item.content;
+    if (content instanceof Y.ContentDeleted) return null;
+    if (root.kind === 'text') {
+      if (place.sub !== null) return refuse('invalid', 'a map entry in a text');
+      return content instanceof Y.ContentString ? null : refuse('invalid', 'content that is not text in a text');
+    }
+    if (place.sub === null) return refuse('invalid', 'a list item in a map');
+    if (!(content instanceof Y.ContentAny) || content.arr.length !== 1) return refuse('invalid', 'a map entry that is not one plain value');
+    return root.accepts(place.sub, content.arr[0]) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
+  }
+
+  private record(struct: Y.Item | Y.GC, place: Place): null {
+    const client = struct.id.client;
+    let list = this.placed.get(client);
+    if (!list) this.placed.set(client, (list = []));
+    const end = struct.id.clock + struct.length;
+    list.push({ clock: struct.id.clock, end, place });
+    this.knownClocks.set(client, end);
+    return null;
+  }
+
+  /** The place of an id that `ready` found known: in the document, or placed from this update. */
+  private placeOf(id: Y.ID): Place {
+    if (id.clock < Y.getState(this.doc.store, id.client)) {
+      const struct = Y.getItem(this.doc.store, id) as Y.Item | Y.GC;
+      if (!(struct instanceof Y.Item)) return 'gc';
+      const parent = struct.parent as Y.AbstractType<unknown> | null;
+      if (!parent || parent._item !== null) return 'gc';
+      return { root: Y.findRootTypeKey(parent), sub: struct.parentSub };
+    }
+    const list = this.placed.get(id.client) ?? [];
+    let low = 0;
+    let high = list.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const entry = list[mid]!;
+      if (id.clock < entry.clock) high = mid - 1;
+      else if (id.clock >= entry.end) low = mid + 1;
+      else return entry.place;
+    }
+    return 'gc'; // unreachable for a ready struct; a GC place makes Yjs drop it, which is safe
+  }
+}
+
+/** A file's doc: its text, and the change set's hunk records (any editor reviews them). */
+export const FILE_DOC_SCHEMA: DocSchema = {
+  roots: new Map<string, RootSchema>([
+    [FILE_TEXT_KEY, { kind: 'text' }],
+    [HUNKS_KEY, { kind: 'map', accepts: (_key, value) => isHunkRecord(value) }],
+  ]),
+};
+
+/** The index: only the gateway writes it, so this only guards what is loaded back. */
+export const INDEX_DOC_SCHEMA: DocSchema = {
+  roots: new Map<string, RootSchema>([[INDEX_ENTRIES_KEY, { kind: 'map', accepts: (_key, value) => isIndexEntry(value) }]]),
+};
+
+function isIndexEntry(value: unknown): boolean {
+  const entry = value as { kind?: unknown; fileId?: unknown } | null;
+  if (typeof entry !== 'object' || entry === null) return false;
+  return entry.kind === 'folder' || (entry.kind === 'file' && typeof entry.fileId === 'string');
+}
