@@ -15,6 +15,11 @@ export const CloseCode = {
   WorkspaceNotFound: 4404,
   /** No hello arrived in time. */
   HelloTimeout: 4408,
+  /**
+   * The client's updates build on changes the gateway never received, past what it holds for
+   * a session; reconnect and sync from the start.
+   */
+  OutOfSync: 4409,
   /** The link was revoked. */
   LinkRevoked: 4410,
   /** The link expired. */
@@ -75,6 +80,8 @@ export function describeClose(code: number): string {
       return 'Too many messages too fast; reconnecting shortly.';
     case CloseCode.MalformedFrame:
       return 'The gateway could not read a message from this tab. Reload the page.';
+    case CloseCode.OutOfSync:
+      return 'This tab fell out of step with the gateway; reconnecting to catch up.';
     case CloseCode.HelloTimeout:
       return 'The connection did not identify itself in time; reconnecting.';
     case CloseCode.GoingAway:

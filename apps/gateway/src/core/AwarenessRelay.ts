@@ -2,9 +2,16 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import type { Subscriber } from './Subscriber';
 
+/**
+ * A tab has one awareness client id per doc (kept across reconnects); a few more allow for a
+ * reload whose old session has not closed yet. Bounds what one session can make every other
+ * session receive on subscribe.
+ */
+const maxClientsPerSubscriber = 4;
+
 interface Entry {
   clock: number;
-  /** The JSON text of the state, kept encoded: the gateway relays it and never reads it. */
+  /** The JSON text of the state as the gateway rebuilt it (`restampState`), kept encoded. */
   stateJson: string;
   owner: Subscriber;
 }
@@ -28,28 +35,45 @@ export class AwarenessRelay {
   private readonly publishedClocks = new Map<number, number>();
 
   /**
-   * Applies an update from `from`. Returns the update to relay to the other subscribers (only
-   * the entries `from` may set), or null when nothing is left to relay; throws on bytes that
-   * are not an awareness update, which the session treats as a malformed frame.
+   * Applies an update from `from`, each state rebuilt by `restamp` (null: not a state). Returns
+   * the entries to relay to the other subscribers (only those `from` may set; possibly none),
+   * or a refusal — a state that is not one, or more client ids than a tab has — which the
+   * session treats as a malformed frame. Throws on bytes that are not an awareness update.
    */
-  apply(payload: Uint8Array, from: Subscriber): AwarenessEntry[] | null {
+  apply(payload: Uint8Array, from: Subscriber, restamp: (stateJson: string) => string | null): AwarenessEntry[] | { refused: string } {
     const decoder = decoding.createDecoder(payload);
     const count = decoding.readVarUint(decoder);
+    if (count > maxClientsPerSubscriber) return { refused: `${count} awareness states in one frame` };
     const accepted: AwarenessEntry[] = [];
     for (let i = 0; i < count; i++) {
       const clientId = decoding.readVarUint(decoder);
       const clock = decoding.readVarUint(decoder);
-      const stateJson = decoding.readVarString(decoder);
+      const announced = decoding.readVarString(decoder);
       const existing = this.entries.get(clientId);
       // A reconnecting tab keeps its client id while its old session may not have closed yet:
       // the same link may take the id over, anyone else may not.
       if (existing && existing.owner !== from && existing.owner.linkId !== from.linkId) continue;
       if (existing && clock < existing.clock) continue;
-      if (stateJson === 'null') this.entries.delete(clientId);
-      else this.entries.set(clientId, { clock, stateJson, owner: from });
+      if (announced === 'null') {
+        this.entries.delete(clientId);
+        accepted.push({ clientId, clock, stateJson: announced });
+        continue;
+      }
+      const stateJson = restamp(announced);
+      if (stateJson === null) return { refused: 'an awareness state that is not one' };
+      if (existing?.owner !== from && this.ownedBy(from) >= maxClientsPerSubscriber) {
+        return { refused: `more than ${maxClientsPerSubscriber} awareness client ids` };
+      }
+      this.entries.set(clientId, { clock, stateJson, owner: from });
       accepted.push({ clientId, clock, stateJson });
     }
-    return accepted.length > 0 ? accepted : null;
+    return accepted;
+  }
+
+  private ownedBy(owner: Subscriber): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (entry.owner === owner) count++;
+    return count;
   }
 
   /**
@@ -63,20 +87,6 @@ export class AwarenessRelay {
     if (stateJson === null) this.entries.delete(clientId);
     else this.entries.set(clientId, { clock, stateJson, owner });
     return { clientId, clock, stateJson: stateJson ?? 'null' };
-  }
-
-  /** The display name a subscriber announced (awareness `user.name`), if any. */
-  nameOf(owner: Subscriber): string | null {
-    for (const entry of this.entries.values()) {
-      if (entry.owner !== owner) continue;
-      try {
-        const name = (JSON.parse(entry.stateJson) as { user?: { name?: unknown } } | null)?.user?.name;
-        if (typeof name === 'string') return name.slice(0, 60);
-      } catch {
-        // A state that is not JSON is the client's problem; it just has no name here.
-      }
-    }
-    return null;
   }
 
   /** Removes everything `owner` announced and returns the removals to broadcast. */

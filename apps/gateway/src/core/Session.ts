@@ -26,6 +26,7 @@ import type { RoomSession } from './Subscriber';
 import type { AwarenessEntry } from './AwarenessRelay';
 import type { OpResult, Room } from './Room';
 import type { AgentResult } from './agent/AgentService';
+import { presentAs, restampState, type PeerUser } from './peerPresence';
 import { TokenBucket } from './TokenBucket';
 
 type State =
@@ -55,6 +56,10 @@ export class Session implements Connection, RoomSession {
   private readonly heldBack = new Map<LiveDoc, HeldBack>();
   /** The latest status of each turn that found the socket full, until it drains. */
   private readonly heldTurns = new Map<string, Uint8Array>();
+  /** Updates that build on changes not received yet, per doc (`applyUpdate`). */
+  private readonly waiting = new Map<LiveDoc, Uint8Array[]>();
+  private waitingBytes = 0;
+  private shownAs: PeerUser | null = null;
 
   constructor(
     private readonly socket: PeerSocket,
@@ -231,6 +236,7 @@ export class Session implements Connection, RoomSession {
           doc.unsubscribe(this);
           this.docs.delete(doc);
           this.heldBack.delete(doc);
+          this.forgetWaiting(doc);
         }
         return;
       }
@@ -246,7 +252,7 @@ export class Session implements Connection, RoomSession {
       case 'agent.cancel':
       case 'agent.steer': {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
-        const byName = room.index.awareness.nameOf(this) ?? 'Someone';
+        const byName = this.shownAs?.name ?? 'Someone';
         return this.sendResult(message.requestId, this.ctx.agent.handle(message, this, room, byName));
       }
       case 'complete.request':
@@ -293,7 +299,47 @@ export class Session implements Connection, RoomSession {
     if (!this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'update before sync step 1');
     const update = decoding.readVarUint8Array(decoder);
     if (doc.wouldExceedLimit(update.byteLength)) return this.close(CloseCode.DocumentTooLarge, 'document too large');
-    Y.applyUpdate(doc.doc, update, this);
+    this.applyUpdate(doc, update);
+  }
+
+  /**
+   * Applies an update whole or not at all (`LiveDoc.accept`). One that builds on changes the
+   * gateway does not have yet waits here, in the session, not in the document: a reconnecting
+   * tab may type before its catch-up (the step 2 answering ours) arrives, but nothing may wait
+   * forever or without bound, and it all goes when the session does.
+   */
+  private applyUpdate(doc: LiveDoc, update: Uint8Array): void {
+    const check = doc.accept(update, this);
+    if (check.ok) return this.retryWaiting(doc);
+    this.ctx.metrics.inc('flint_updates_refused_total', { kind: check.kind });
+    if (check.kind !== 'incomplete') return this.close(CloseCode.MalformedFrame, `update refused: ${check.reason}`);
+    const waiting = this.waiting.get(doc) ?? [];
+    this.waiting.set(doc, [...waiting, update]);
+    this.waitingBytes += update.byteLength;
+    if (this.waitingBytes > this.ctx.config.limits.maxFrameBytes) {
+      this.close(CloseCode.OutOfSync, 'updates build on changes the gateway never received');
+    }
+  }
+
+  private retryWaiting(doc: LiveDoc): void {
+    let waiting = this.waiting.get(doc);
+    for (let progress = true; waiting && progress; ) {
+      progress = false;
+      for (const update of waiting) {
+        if (!doc.accept(update, this).ok) continue;
+        this.waitingBytes -= update.byteLength;
+        waiting = waiting.filter((u) => u !== update);
+        progress = true;
+      }
+    }
+    if (!waiting) return;
+    if (waiting.length > 0) this.waiting.set(doc, waiting);
+    else this.waiting.delete(doc);
+  }
+
+  private forgetWaiting(doc: LiveDoc): void {
+    for (const update of this.waiting.get(doc) ?? []) this.waitingBytes -= update.byteLength;
+    this.waiting.delete(doc);
   }
 
   private sendControlMissing(docId: string): void {
@@ -311,8 +357,30 @@ export class Session implements Connection, RoomSession {
   private awareness(docId: string, payload: Uint8Array, room: Room): void {
     const doc = room.doc(docId);
     if (!doc || !this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'awareness before sync step 1');
-    const accepted = doc.awareness.apply(payload, this);
-    if (accepted) doc.broadcastAwareness(accepted, this);
+    const result = doc.awareness.apply(payload, this, (state) => restampState(state, (user) => this.presentAs(user, room)));
+    if ('refused' in result) return this.close(CloseCode.MalformedFrame, result.refused);
+    doc.broadcastAwareness(result, this);
+  }
+
+  /**
+   * Who this session shows as: the name and colour it announced, made safe, never the agent's
+   * flag, and never a name a session of another link shows as (no posing as someone present).
+   */
+  private presentAs(announced: unknown, room: Room): PeerUser {
+    const role = this.role ?? 'viewer';
+    const taken = (name: string) => {
+      const key = name.toLowerCase();
+      for (const other of room.sessions) {
+        if (other !== this && other.linkId !== this.linkId && other.user?.name.toLowerCase() === key) return true;
+      }
+      return false;
+    };
+    this.shownAs = presentAs(announced, this.shownAs, role, taken);
+    return this.shownAs;
+  }
+
+  get user(): PeerUser | null {
+    return this.shownAs;
   }
 
   close(code: number, reason: string): void {
@@ -336,6 +404,8 @@ export class Session implements Connection, RoomSession {
     this.docs.clear();
     this.heldBack.clear();
     this.heldTurns.clear();
+    this.waiting.clear();
+    this.waitingBytes = 0;
     state.room.leave(this);
     this.ctx.sessionClosed(this, state.room);
   }

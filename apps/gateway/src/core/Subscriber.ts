@@ -1,5 +1,6 @@
 import type { AwarenessEntry } from './AwarenessRelay';
 import type { LiveDoc } from './LiveDoc';
+import type { PeerUser } from './peerPresence';
 
 /** What a live document needs of a session: somewhere to send frames, and who it is. */
 export interface Subscriber {
@@ -13,6 +14,8 @@ export interface Subscriber {
  * so a session whose socket is not keeping up can hold them back and catch up in one frame.
  */
 export interface RoomSession extends Subscriber {
+  /** Who the session shows as to the others, once it announced itself. */
+  readonly user: PeerUser | null;
   /** `frame` carries an update of `doc` (stored already); `before`: the doc's state vector before it. */
   sendUpdate(doc: LiveDoc, frame: Uint8Array, before: Map<number, number>): void;
   /** `frame` carries `entries`, changed cursors and presence of `doc`. */
