@@ -30,6 +30,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import { CompletionChannel, failure, type CompletionResult, type CompletionStream } from './completion/CompletionChannel';
 import { DocHandle } from './DocHandle';
+import { applyRemoteAwareness, type RemoteFault } from './remoteChanges';
 import { defaultTimers, OPEN, type Timers, type WebSocketLike } from './WebSocketLike';
 
 export type ConnectionStatus =
@@ -98,6 +99,9 @@ export class FlintClient {
   private readonly rttListeners = new Set<Listener<number>>();
   private readonly missingListeners = new Set<Listener<string>>();
   private readonly turnListeners = new Set<Listener<TurnInfo>>();
+  private readonly faultListeners = new Set<Listener<RemoteFault>>();
+  /** How many relayed frames this client could not apply (`onFault`). */
+  faultCount = 0;
   /** The agent's turns this session has heard of, latest state each. */
   readonly turns = new Map<string, TurnInfo>();
   private readonly timers: Timers;
@@ -233,16 +237,45 @@ export class FlintClient {
       return;
     }
     this.applyQueued();
-    if (frame.channel === Channel.Awareness) {
-      awarenessProtocol.applyAwarenessUpdate(handle.awareness, frame.payload, this);
-      return;
-    }
+    if (frame.channel === Channel.Awareness) return this.applyAwareness(handle, frame.payload);
     const decoder = decoding.createDecoder(frame.payload);
     const reply = startDocFrame(Channel.Sync, frame.docId);
     const headerLength = encoding.length(reply);
-    const type = syncProtocol.readSyncMessage(decoder, reply, handle.doc, this);
+    let type: number;
+    try {
+      type = syncProtocol.readSyncMessage(decoder, reply, handle.doc, this);
+    } catch (error) {
+      return this.syncFailed(handle, error);
+    }
     if (type === syncProtocol.messageYjsSyncStep2) handle.markSynced();
     if (encoding.length(reply) > headerLength && this.canWrite()) this.send(encoding.toUint8Array(reply));
+  }
+
+  private applyAwareness(handle: DocHandle, payload: Uint8Array): void {
+    const problem = applyRemoteAwareness(handle.awareness, payload, this);
+    if (problem) this.fault({ docId: handle.docId, channel: 'awareness', message: problem });
+  }
+
+  /**
+   * An update from the gateway did not apply (Yjs applies updates partly before it throws):
+   * report it and ask again for everything the doc lacks, so it converges with the others.
+   */
+  private syncFailed(handle: DocHandle, error: unknown): void {
+    this.fault({ docId: handle.docId, channel: 'sync', message: `an update that does not apply (${String(error)})` });
+    const step1 = startDocFrame(Channel.Sync, handle.docId);
+    syncProtocol.writeSyncStep1(step1, handle.doc);
+    this.send(encoding.toUint8Array(step1));
+  }
+
+  private fault(fault: RemoteFault): void {
+    this.faultCount++;
+    for (const listener of this.faultListeners) listener(fault);
+  }
+
+  /** Tells `listener` about what the gateway relayed that this client could not apply. */
+  onFault(listener: Listener<RemoteFault>): () => void {
+    this.faultListeners.add(listener);
+    return () => this.faultListeners.delete(listener);
   }
 
   /** Applies every queued remote change: per doc, the updates in one transaction, then the cursors. */
@@ -253,16 +286,22 @@ export class FlintClient {
     this.queued.clear();
     for (const [handle, items] of batches) {
       if (this.docs.get(handle.docId) !== handle) continue; // closed while it waited
+      let failure: unknown = null;
       handle.doc.transact(() => {
         for (const item of items) {
           if (item.channel !== Channel.Sync) continue;
           const decoder = decoding.createDecoder(item.payload);
           decoding.readVarUint(decoder);
-          syncProtocol.readUpdate(decoder, handle.doc, this);
+          try {
+            syncProtocol.readUpdate(decoder, handle.doc, this);
+          } catch (error) {
+            failure = error;
+          }
         }
       }, this);
+      if (failure !== null) this.syncFailed(handle, failure);
       // After the text: a cursor is drawn where the text it points into already is.
-      for (const item of items) if (item.channel === Channel.Awareness) awarenessProtocol.applyAwarenessUpdate(handle.awareness, item.payload, this);
+      for (const item of items) if (item.channel === Channel.Awareness) this.applyAwareness(handle, item.payload);
     }
   }
 

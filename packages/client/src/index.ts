@@ -7,6 +7,7 @@ export {
   type FlintClientOptions,
   type RequestResult,
 } from './FlintClient';
+export type { RemoteFault } from './remoteChanges';
 export type { Timers, WebSocketLike } from './WebSocketLike';
 export { AdaptiveDebounce, type DebounceOptions } from './completion/AdaptiveDebounce';
 export { CompletionCache, type CachedSuggestion } from './completion/CompletionCache';

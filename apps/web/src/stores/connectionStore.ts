@@ -73,6 +73,9 @@ export function connect(workspaceId: string, token: string): FlintClient {
     }
   });
   client.onRtt((rttMs) => useConnection.setState({ rttMs }));
+  // Something another participant sent that this tab could not use: it was left out (and the
+  // document resynced); the tab keeps working, so a console line is enough.
+  client.onFault((fault) => console.warn(`Flint: ignored ${fault.message} in ${fault.docId}`));
   return client;
 }
 
