@@ -4,6 +4,7 @@ import {
   INDEX_DOC_ID,
   INDEX_ENTRIES_KEY,
   isWithin,
+  normalizePath,
   parentPath,
   validatePath,
   type FileOp,
@@ -23,7 +24,8 @@ const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false
 
 /**
  * The live state of one workspace: its index (the file tree) and the file documents that
- * sessions have open. Only the gateway writes the index, after checking every path.
+ * sessions have open. Only the gateway writes the index, after checking every path. Paths are
+ * stored and compared in NFC ([P14]): every path a request names is normalized first.
  */
 export class Room {
   readonly sessions = new Set<RoomSession>();
@@ -37,6 +39,25 @@ export class Room {
     private readonly ctx: DocContext,
   ) {
     this.index = this.load(INDEX_DOC_ID);
+    this.normalizeStoredPaths();
+  }
+
+  /**
+   * Workspaces written before paths were normalized may hold other spellings (macOS sends
+   * decomposed names): they are renamed to NFC once, on load, so that every lookup — which
+   * normalizes what it is asked for — finds them. A path whose NFC form is taken stays as it is.
+   */
+  private normalizeStoredPaths(): void {
+    const renames = [...this.entries.keys()].filter((path) => normalizePath(path) !== path);
+    if (renames.length === 0) return;
+    this.index.doc.transact(() => {
+      for (const path of renames) {
+        const normalized = normalizePath(path);
+        if (this.entries.has(normalized)) continue;
+        this.entries.set(normalized, this.entries.get(path)!);
+        this.entries.delete(path);
+      }
+    }, GATEWAY_ORIGIN);
   }
 
   private load(docId: string): LiveDoc {
@@ -95,7 +116,8 @@ export class Room {
   }
 
   /** Creates a file with content; used by seeding and by `file.create`. */
-  createFile(path: string, content = ''): OpResult {
+  createFile(requested: string, content = ''): OpResult {
+    const path = normalizePath(requested);
     const checked = this.checkNewPath(path);
     if (!checked.ok) return checked;
     if (this.fileCount() >= this.ctx.config.limits.maxFiles) {
@@ -113,11 +135,11 @@ export class Room {
     switch (op.type) {
       case 'file.create':
         if (op.kind === 'file') return this.createFile(op.path);
-        return this.createFolder(op.path);
+        return this.createFolder(normalizePath(op.path));
       case 'file.rename':
-        return this.rename(op.from, op.to);
+        return this.rename(normalizePath(op.from), normalizePath(op.to));
       case 'file.delete':
-        return this.remove(op.path);
+        return this.remove(normalizePath(op.path));
     }
   }
 
