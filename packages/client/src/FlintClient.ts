@@ -241,14 +241,23 @@ export class FlintClient {
     const decoder = decoding.createDecoder(frame.payload);
     const reply = startDocFrame(Channel.Sync, frame.docId);
     const headerLength = encoding.length(reply);
-    let type: number;
-    try {
-      type = syncProtocol.readSyncMessage(decoder, reply, handle.doc, this);
-    } catch (error) {
-      return this.syncFailed(handle, error);
-    }
+    // y-protocols' readSyncMessage would log and swallow an update that does not apply.
+    const type = decoding.readVarUint(decoder);
+    if (type === syncProtocol.messageYjsSyncStep1) syncProtocol.readSyncStep1(decoder, reply, handle.doc);
+    else if (!this.applyRemoteUpdate(handle, decoding.readVarUint8Array(decoder))) return;
     if (type === syncProtocol.messageYjsSyncStep2) handle.markSynced();
     if (encoding.length(reply) > headerLength && this.canWrite()) this.send(encoding.toUint8Array(reply));
+  }
+
+  /** Applies an update from the gateway; false (and a resync) when it does not apply. */
+  private applyRemoteUpdate(handle: DocHandle, update: Uint8Array): boolean {
+    try {
+      Y.applyUpdate(handle.doc, update, this);
+      return true;
+    } catch (error) {
+      this.syncFailed(handle, error);
+      return false;
+    }
   }
 
   private applyAwareness(handle: DocHandle, payload: Uint8Array): void {
@@ -293,7 +302,7 @@ export class FlintClient {
           const decoder = decoding.createDecoder(item.payload);
           decoding.readVarUint(decoder);
           try {
-            syncProtocol.readUpdate(decoder, handle.doc, this);
+            Y.applyUpdate(handle.doc, decoding.readVarUint8Array(decoder), this);
           } catch (error) {
             failure = error;
           }

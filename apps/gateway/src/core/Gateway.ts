@@ -13,6 +13,7 @@ import type { Connection, PeerSocket } from './PeerSocket';
 import type { Room } from './Room';
 import { RoomRegistry } from './RoomRegistry';
 import { Session } from './Session';
+import type * as Y from 'yjs';
 
 export interface GatewayOptions {
   store: Store;
@@ -101,6 +102,14 @@ export class Gateway {
 
   isRoomLoaded(workspaceId: string): boolean {
     return this.rooms.isLoaded(workspaceId);
+  }
+
+  /**
+   * A document as the gateway holds it, for in-process readers (an operator's tool, tests):
+   * loads the room if needed; null when there is no such workspace or doc.
+   */
+  document(workspaceId: string, docId: string): Y.Doc | null {
+    return this.rooms.get(workspaceId)?.doc(docId)?.doc ?? null;
   }
 
   /** Accepts a new socket; the transport forwards its frames and its close to the result. */
