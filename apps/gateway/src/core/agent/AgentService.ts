@@ -1,6 +1,5 @@
 import { encodeControl, FILE_TEXT_KEY, type AgentRequest, type RequestErrorCode, type TurnInfo } from '@flint/protocol';
 import * as Y from 'yjs';
-import { fromBase64 } from 'lib0/buffer';
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../Clock';
 import type { AgentConfig } from '../GatewayConfig';
@@ -14,6 +13,7 @@ import { EditApplier } from './EditApplier';
 import { buildInlineEditPrompt } from './inlineEditPrompt';
 import type { ModelRouter } from './ModelRouter';
 import { RejectionHistory } from './RejectionHistory';
+import { resolveContentPosition } from './resolveContentPosition';
 import { Turn } from './Turn';
 import { UsageLedger } from './UsageLedger';
 
@@ -201,17 +201,10 @@ export class AgentService {
 
 /** Resolves base64 relative positions to a range; an empty selection means its whole line. */
 function resolveRange(doc: Y.Doc, content: string, anchor: string, head: string): { start: number; end: number } | null {
-  let a: number | undefined;
-  let b: number | undefined;
-  try {
-    a = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(anchor)), doc)?.index;
-    // An empty selection (a prompt at the caret) sends the same position twice.
-    b = head === anchor ? a : Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(head)), doc)?.index;
-  } catch {
-    // Garbage positions are the client's error, answered as invalid_range.
-    return null;
-  }
-  if (a === undefined || b === undefined) return null;
+  const a = resolveContentPosition(doc, anchor);
+  // An empty selection (a prompt at the caret) sends the same position twice.
+  const b = head === anchor ? a : resolveContentPosition(doc, head);
+  if (a === null || b === null) return null;
   let start = Math.min(a, b);
   let end = Math.max(a, b);
   if (start === end) {
@@ -221,4 +214,3 @@ function resolveRange(doc: Y.Doc, content: string, anchor: string, head: string)
   }
   return { start, end };
 }
-

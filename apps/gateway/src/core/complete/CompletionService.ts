@@ -14,11 +14,10 @@ import {
   type CompletionStatus,
   type ServerMessage,
 } from '@flint/protocol';
-import { fromBase64 } from 'lib0/buffer';
-import * as Y from 'yjs';
 import { createInfiller, type Infiller } from '../../models/fim/Infiller';
 import { ProviderError } from '../../models/ModelProvider';
 import type { ModelRouter } from '../agent/ModelRouter';
+import { resolveContentPosition } from '../agent/resolveContentPosition';
 import type { Clock } from '../Clock';
 import type { Log } from '../GatewayContext';
 import type { Metrics } from '../Metrics';
@@ -148,7 +147,7 @@ export class CompletionService {
     const path = room.pathOf(message.fileId);
     if (!live || path === null) return fail({ code: 'not_found', message: 'That file no longer exists.', retryAfterMs: null });
     const text = live.doc.getText(FILE_TEXT_KEY);
-    const cursor = resolvePosition(live.doc, text, message.position);
+    const cursor = resolveContentPosition(live.doc, message.position);
     if (cursor === null) return fail({ code: 'invalid_range', message: 'The cursor position is not in this file.', retryAfterMs: null });
     const window = Math.max(256, routed.contextTokens - this.config.multiLineMaxTokens - 64);
     const context = buildCompletionContext({
@@ -244,16 +243,5 @@ export class CompletionService {
 
   private send(to: Subscriber, message: ServerMessage): void {
     to.send(encodeControl(message));
-  }
-}
-
-/** The index a base64 relative position points at in `text`; null when it is not in this file. */
-function resolvePosition(doc: Y.Doc, text: Y.Text, position: string): number | null {
-  try {
-    const absolute = Y.createAbsolutePositionFromRelativePosition(Y.decodeRelativePosition(fromBase64(position)), doc);
-    return absolute && absolute.type === text ? absolute.index : null;
-  } catch {
-    // A garbage position is the client's mistake, answered as invalid_range.
-    return null;
   }
 }
