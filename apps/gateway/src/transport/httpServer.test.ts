@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { FlintClient, type WebSocketLike } from '@flint/client';
 import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, PROTOCOL_VERSION, type IndexEntry } from '@flint/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +126,46 @@ describe('HTTP server and WebSocket transport', () => {
     const closed = closeCodeOf(ws);
     ws.send('{"type":"hello"}');
     expect(await closed).toBe(CloseCode.MalformedFrame);
+  });
+
+  it('[P12] a frame over maxFrameBytes closes with FrameTooLarge, however large', async () => {
+    const { maxFrameBytes } = gateway.config.limits;
+    for (const size of [maxFrameBytes + 1, maxFrameBytes * 8]) {
+      const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws`);
+      await new Promise((r) => ws.on('open', r));
+      const closed = closeCodeOf(ws);
+      ws.send(Buffer.alloc(size));
+      expect(await closed).toBe(CloseCode.FrameTooLarge);
+    }
+  });
+
+  it('[P12] a frame that announces gigabytes closes with FrameTooLarge before any of it is sent', async () => {
+    const before = gateway.metrics.counter('flint_session_closes_total', { code: CloseCode.FrameTooLarge });
+    const upgrade = request({
+      host: '127.0.0.1',
+      port: server.port,
+      path: '/ws',
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+    });
+    upgrade.end();
+    const socket = await new Promise<Duplex>((resolve) => upgrade.on('upgrade', (_res, s: Duplex) => resolve(s)));
+    // FIN + binary, masked, a 64-bit length of 4 GiB, the mask key; then nothing of the payload.
+    const header = Buffer.alloc(14);
+    header[0] = 0x82;
+    header[1] = 0x80 | 127;
+    header.writeBigUInt64BE(4n * 1024n ** 3n, 2);
+    socket.write(header);
+    const reply = await new Promise<Buffer>((resolve) => {
+      let received = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        if (received.length >= 4) resolve(received);
+      });
+    });
+    socket.destroy();
+    expect(reply[0]).toBe(0x88); // a close frame
+    expect(reply.readUInt16BE(2)).toBe(CloseCode.FrameTooLarge);
+    expect(gateway.metrics.counter('flint_session_closes_total', { code: CloseCode.FrameTooLarge })).toBe(before + 1);
   });
 
   it('two real clients edit the same file and converge', async () => {

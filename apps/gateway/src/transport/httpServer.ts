@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CloseCode } from '@flint/protocol';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { Gateway } from '../core/Gateway';
 import type { Log } from '../core/GatewayContext';
 import { createRestApi } from './restApi';
@@ -39,7 +39,47 @@ export function originAllowed(req: IncomingMessage, allowedOrigins: string[] | n
   }
 }
 
+/**
+ * The path of a request target, raw and percent-decoded; null when it is not a usable path.
+ * No `new URL(req.url)`: it throws on targets such as `//[`, and a throw in a request or upgrade
+ * listener ends the process.
+ */
+export function requestPath(target: string | undefined): { raw: string; decoded: string } | null {
+  if (target === undefined || !target.startsWith('/')) return null;
+  const end = target.search(/[?#]/);
+  const raw = end === -1 ? target : target.slice(0, end);
+  try {
+    return { raw, decoded: decodeURIComponent(raw) };
+  } catch {
+    // Malformed percent-encoding (`/%E0%A4%A`): the caller answers 400.
+    return null;
+  }
+}
+
+const badPathMessage = 'The URL is malformed: its path must start with "/" and use valid percent-encoding (UTF-8 bytes as %XX).\n';
+
+/** Answers an upgrade request it will not take, on the raw socket (no ServerResponse exists yet). */
+function refuseUpgrade(socket: Duplex, status: string, message: string): void {
+  const headers = Object.entries({ connection: 'close', 'content-type': 'text/plain; charset=utf-8' });
+  socket.end(`HTTP/1.1 ${status}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${message}`);
+}
+
 const heartbeatMs = 30_000;
+const messageTooBig = 1009;
+
+/**
+ * ws closes a socket with 1009 (RFC 6455's Message Too Big) as soon as a frame's header, or a
+ * message's fragments together, pass `maxPayload`, and reads nothing more from it. On Flint's wire
+ * that close is 4413 [P12]; ws makes the close through this method, so here is where it is named.
+ * (The other way, `maxPayload` far above the limit and the core's check alone, would have ws
+ * buffer whatever a client announces before anyone looks at its size.)
+ */
+class FlintWebSocket extends WebSocket {
+  override close(code?: number, reason?: string | Buffer): void {
+    if (code === messageTooBig) super.close(CloseCode.FrameTooLarge, 'frame too large');
+    else super.close(code, reason);
+  }
+}
 
 /** The one HTTP server: web app, REST API, health, metrics and the WebSocket endpoint `/ws`. */
 export function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -48,47 +88,51 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const restApi = createRestApi(gateway, options.publicUrl);
 
   const server = createServer((req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (pathname === '/healthz') {
+    const text = (status: number, body: string) => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(body);
+    };
+    const path = requestPath(req.url);
+    if (path === null) return text(400, badPathMessage);
+    if (path.raw === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ ok: true, sessions: gateway.sessionCount }));
       return;
     }
-    if (pathname === '/metrics') {
+    if (path.raw === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
       res.end(gateway.metrics.render());
       return;
     }
-    restApi(req, res, pathname)
+    // The API matches the raw path (its ids are never encoded); files are found by the decoded one.
+    restApi(req, res, path.raw)
       .then((handled) => {
-        if (handled || serveStatic(req, res, pathname)) return;
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('Not found\n');
+        if (handled || serveStatic(req, res, path.decoded)) return;
+        text(404, 'Not found\n');
       })
       .catch((error: unknown) => {
-        log('error', 'request failed', { pathname, error: String(error) });
+        log('error', 'request failed', { pathname: path.raw, error: String(error) });
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'The gateway hit an internal error.' }));
       });
   });
 
-  const wss = new WebSocketServer({
+  const wss = new WebSocketServer<typeof FlintWebSocket>({
     noServer: true,
-    // A backstop only: the core checks maxFrameBytes itself and closes with FrameTooLarge.
-    maxPayload: gateway.config.limits.maxFrameBytes * 2,
+    WebSocket: FlintWebSocket,
+    maxPayload: gateway.config.limits.maxFrameBytes,
     perMessageDeflate: false,
   });
   const alive = new WeakMap<WebSocket, boolean>();
 
   server.on('upgrade', (req, socket, head) => {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (pathname !== '/ws') {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+    if (requestPath(req.url)?.raw !== '/ws') {
+      refuseUpgrade(socket, '404 Not Found', 'Not found\n');
       return;
     }
     if (!originAllowed(req, options.allowedOrigins)) {
       gateway.metrics.inc('flint_origin_refused_total');
-      socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: text/plain\r\n\r\nOrigin not allowed\n');
+      refuseUpgrade(socket, '403 Forbidden', 'Origin not allowed\n');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket));
@@ -131,7 +175,11 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       connection.receive(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     });
     ws.on('close', () => connection.closed());
-    ws.on('error', (error) => log('warn', 'websocket error', { error: String(error) }));
+    ws.on('error', (error: Error & { code?: string }) => {
+      // A frame over the limit is the client's fault, already answered with 4413 (FlintWebSocket).
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') gateway.metrics.inc('flint_session_closes_total', { code: CloseCode.FrameTooLarge });
+      else log('warn', 'websocket error', { error: String(error) });
+    });
   }
 
   // Finds connections whose peer vanished without a close (a laptop lid, a dead network).

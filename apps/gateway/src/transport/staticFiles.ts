@@ -19,14 +19,15 @@ const contentTypes: Record<string, string> = {
 
 /**
  * Serves the built web app. Unknown paths that look like app routes get index.html (the app
- * routes /w/<id> itself); hashed assets are cached for good.
+ * routes /w/<id> itself); hashed assets are cached for good. Takes the path already
+ * percent-decoded: the server answers malformed encoding before any handler sees it.
  */
 export function createStaticHandler(root: string) {
   const base = resolve(root);
   const indexFile = join(base, 'index.html');
   return (req: IncomingMessage, res: ServerResponse, pathname: string): boolean => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    let file = resolve(base, '.' + decodeURIComponent(pathname));
+    let file = resolve(base, '.' + pathname);
     if (file !== base && !file.startsWith(base + sep)) return false;
     if (!existsSync(file) || !statSync(file).isFile()) {
       if (extname(pathname) !== '') return false;

@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { Gateway } from '../core/Gateway';
+import type { Log } from '../core/GatewayContext';
+import { SqliteStore } from '../storage/SqliteStore';
+import { startServer, type RunningServer, type ServerOptions } from './httpServer';
+import { systemClock } from './systemClock';
+
+/** The gateway's HTTP edge over real sockets on port 0: what it answers to input it must not trust. */
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** node:http rather than fetch: fetch would not send a forged Host or a malformed path as given. */
+function send(port: number, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    // A fresh connection each: a kept-alive one the server is closing would fail the next request.
+    const req = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+function upgradeStatus(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => {
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => resolve(101));
+  });
+}
+
+const webRoot = mkdtempSync(join(tmpdir(), 'flint-web-'));
+const logged: Array<{ level: string; message: string }> = [];
+const servers: RunningServer[] = [];
+let port: number;
+
+async function serve(options: Partial<ServerOptions> = {}): Promise<number> {
+  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+  const log: Log = (level, message) => logged.push({ level, message });
+  const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot, allowedOrigins: null, publicUrl: null, log, ...options });
+  servers.push(server);
+  return server.port;
+}
+
+beforeAll(async () => {
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>Flint</title>');
+  mkdirSync(join(webRoot, 'assets'));
+  writeFileSync(join(webRoot, 'assets', 'app.js'), 'export {};');
+  port = await serve();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(webRoot, { recursive: true, force: true });
+});
+
+describe('malformed URLs', () => {
+  it.each(['/%E0%A4%A', '/%c0%ae%c0%ae/package.json', '/assets/%ff.js', '/api/workspaces/%E0%A4%A/links'])(
+    '%s is a 400 with a sentence, not an internal error, and nothing is logged',
+    async (path) => {
+      logged.length = 0;
+      const answer = await send(port, path);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatch(/percent-encoding/);
+      expect(logged).toEqual([]);
+    },
+  );
+
+  it('a request target that is not a path is a 400', async () => {
+    expect((await send(port, '*', { method: 'OPTIONS' })).status).toBe(400);
+    expect((await send(port, 'http://127.0.0.1/healthz')).status).toBe(400);
+  });
+
+  it('a path that `new URL` cannot parse is answered like any other, and the gateway goes on serving', async () => {
+    expect((await send(port, '//[')).status).toBe(200);
+    expect(await upgradeStatus(new WebSocket(`ws://127.0.0.1:${port}//[`))).toBe(404);
+    expect((await send(port, '/healthz')).status).toBe(200);
+  });
+
+  it('well-formed percent-encoding still finds the file', async () => {
+    const answer = await send(port, '/assets/app%2Ejs');
+    expect(answer).toMatchObject({ status: 200, body: 'export {};' });
+  });
+});
