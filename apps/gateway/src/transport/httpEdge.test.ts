@@ -39,6 +39,7 @@ function upgradeStatus(ws: WebSocket): Promise<number> {
   });
 }
 
+const json = { 'content-type': 'application/json' };
 const webRoot = mkdtempSync(join(tmpdir(), 'flint-web-'));
 const logged: Array<{ level: string; message: string }> = [];
 const servers: RunningServer[] = [];
@@ -89,5 +90,36 @@ describe('malformed URLs', () => {
   it('well-formed percent-encoding still finds the file', async () => {
     const answer = await send(port, '/assets/app%2Ejs');
     expect(answer).toMatchObject({ status: 200, body: 'export {};' });
+  });
+});
+
+describe('[P18] Host: a loopback gateway answers only to its own names (DNS rebinding)', () => {
+  it.each(['/', '/healthz', '/api/workspaces'])('%s for Host evil.example is a 403 that says what to do', async (path) => {
+    const post = path === '/api/workspaces';
+    const answer = await send(port, path, post ? { method: 'POST', headers: { host: 'evil.example', ...json }, body: '{}' } : { headers: { host: 'evil.example' } });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatch(/"evil\.example".*FLINT_PUBLIC_URL/);
+  });
+
+  it('refuses the upgrade for a foreign Host even when the Origin matches it', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `evil.example:${port}`, origin: `http://evil.example:${port}` } });
+    expect(await upgradeStatus(ws)).toBe(403);
+  });
+
+  it('answers to localhost and its subdomains', async () => {
+    expect((await send(port, '/healthz', { headers: { host: `localhost:${port}` } })).status).toBe(200);
+    expect((await send(port, '/healthz', { headers: { host: `ide.localhost:${port}` } })).status).toBe(200);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { host: `localhost:${port}`, origin: `http://localhost:${port}` } });
+    expect(await upgradeStatus(ws)).toBe(101);
+    ws.close();
+  });
+
+  it("answers to FLINT_PUBLIC_URL's host, and opens the socket to a page on a FLINT_ALLOWED_ORIGINS origin", async () => {
+    const proxied = await serve({ publicUrl: 'https://flint.example.com', allowedOrigins: ['https://ide.example.org'] });
+    expect((await send(proxied, '/healthz', { headers: { host: 'flint.example.com' } })).status).toBe(200);
+    expect((await send(proxied, '/healthz', { headers: { host: 'evil.example' } })).status).toBe(403);
+    const ws = new WebSocket(`ws://127.0.0.1:${proxied}/ws`, { headers: { host: 'ide.example.org', origin: 'https://ide.example.org' } });
+    expect(await upgradeStatus(ws)).toBe(101);
+    ws.close();
   });
 });

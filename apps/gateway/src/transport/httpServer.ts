@@ -5,6 +5,7 @@ import { CloseCode } from '@flint/protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Gateway } from '../core/Gateway';
 import type { Log } from '../core/GatewayContext';
+import { createHostCheck } from './hostCheck';
 import { createRestApi } from './restApi';
 import { createStaticHandler } from './staticFiles';
 
@@ -33,7 +34,7 @@ export function originAllowed(req: IncomingMessage, allowedOrigins: string[] | n
   if (origin === undefined) return true;
   if (allowedOrigins !== null) return allowedOrigins.includes(origin);
   try {
-    return new URL(origin).host === req.headers.host;
+    return new URL(origin).host === req.headers.host?.toLowerCase();
   } catch {
     return false;
   }
@@ -57,6 +58,13 @@ export function requestPath(target: string | undefined): { raw: string; decoded:
 }
 
 const badPathMessage = 'The URL is malformed: its path must start with "/" and use valid percent-encoding (UTF-8 bytes as %XX).\n';
+
+function blockedHostMessage(hostHeader: string | undefined): string {
+  return (
+    `Blocked request: this gateway does not answer to the host ${JSON.stringify(hostHeader ?? '')}. ` +
+    'Open it at its own address (localhost), or name this host in FLINT_PUBLIC_URL or FLINT_ALLOWED_ORIGINS.\n'
+  );
+}
 
 /** Answers an upgrade request it will not take, on the raw socket (no ServerResponse exists yet). */
 function refuseUpgrade(socket: Duplex, status: string, message: string): void {
@@ -86,12 +94,18 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const { gateway, log } = options;
   const serveStatic = createStaticHandler(options.webRoot);
   const restApi = createRestApi(gateway, options.publicUrl);
+  const hostAllowed = createHostCheck({ bindHost: options.host, publicUrl: options.publicUrl, allowedOrigins: options.allowedOrigins });
+  gateway.metrics.describe('flint_host_refused_total', 'HTTP requests and WebSocket upgrades refused for a Host that is not the gateway (DNS rebinding).');
 
   const server = createServer((req, res) => {
     const text = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(body);
     };
+    if (!hostAllowed(req.headers.host)) {
+      gateway.metrics.inc('flint_host_refused_total');
+      return text(403, blockedHostMessage(req.headers.host));
+    }
     const path = requestPath(req.url);
     if (path === null) return text(400, badPathMessage);
     if (path.raw === '/healthz') {
@@ -126,6 +140,11 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const alive = new WeakMap<WebSocket, boolean>();
 
   server.on('upgrade', (req, socket, head) => {
+    if (!hostAllowed(req.headers.host)) {
+      gateway.metrics.inc('flint_host_refused_total');
+      refuseUpgrade(socket, '403 Forbidden', blockedHostMessage(req.headers.host));
+      return;
+    }
     if (requestPath(req.url)?.raw !== '/ws') {
       refuseUpgrade(socket, '404 Not Found', 'Not found\n');
       return;
