@@ -22,6 +22,8 @@ const host = env.FLINT_HOST ?? '127.0.0.1';
 const webRoot = resolve(env.FLINT_WEB_ROOT ?? join(here, '../../web/dist'));
 const allowedOrigins = env.FLINT_ALLOWED_ORIGINS ? env.FLINT_ALLOWED_ORIGINS.split(',').map((o) => o.trim()) : null;
 const publicUrl = env.FLINT_PUBLIC_URL?.replace(/\/$/, '') ?? null;
+// Unset (or empty): anyone who can reach the gateway may create a workspace, as on a laptop.
+const createToken = env.FLINT_CREATE_TOKEN || null;
 
 const log: Log = (level, message, fields) => {
   const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
@@ -90,7 +92,7 @@ function demoOwnerLink(origin: string): string {
   return linkUrl(origin, workspaceId, readFileSync(tokenFile, 'utf8').trim());
 }
 
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, log });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log });
 const demoUrl = demoOwnerLink(running.url);
 console.log(`\n  Flint is running at ${running.url}\n  Demo workspace (owner link): ${demoUrl}\n  Data: ${dataDir}\n`);
 

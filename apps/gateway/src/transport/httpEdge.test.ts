@@ -123,3 +123,54 @@ describe('[P18] Host: a loopback gateway answers only to its own names (DNS rebi
     ws.close();
   });
 });
+
+describe('REST requests a browser could send cross-site without asking', () => {
+  it.each([
+    ['text/plain', '{"name":"csrf"}'],
+    ['application/x-www-form-urlencoded', 'name=csrf'],
+    ['multipart/form-data; boundary=x', '--x--'],
+  ])('creating a workspace with a %s body is a 415', async (contentType, body) => {
+    const answer = await send(port, '/api/workspaces', { method: 'POST', headers: { 'content-type': contentType }, body });
+    expect(answer.status).toBe(415);
+    expect(JSON.parse(answer.body)).toEqual({ error: expect.stringMatching(/Content-Type: application\/json/) });
+  });
+
+  it('a POST without a body or a Content-Type is a 415 too: it needs no preflight either', async () => {
+    expect((await send(port, '/api/workspaces', { method: 'POST' })).status).toBe(415);
+  });
+
+  it('a link request with a body that is not JSON is a 415 before anything else is looked at', async () => {
+    const answer = await send(port, '/api/workspaces/w1/links', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"role":"editor"}' });
+    expect(answer.status).toBe(415);
+  });
+
+  it('JSON with a charset parameter is JSON', async () => {
+    const answer = await send(port, '/api/workspaces', { method: 'POST', headers: { 'content-type': 'Application/JSON; charset=utf-8' }, body: '{}' });
+    expect(answer.status).toBe(201);
+  });
+});
+
+describe('FLINT_CREATE_TOKEN', () => {
+  let guarded: number;
+  beforeAll(async () => {
+    guarded = await serve({ createToken: 'operator-secret' });
+  });
+
+  it('without it, or with another token, creating a workspace is a 401 that names the setting', async () => {
+    for (const authorization of [undefined, 'Bearer operator-secreT', 'Bearer operator-secret-and-more', 'operator-secret']) {
+      const headers = { ...json, ...(authorization ? { authorization } : {}) };
+      const answer = await send(guarded, '/api/workspaces', { method: 'POST', headers, body: '{}' });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body)).toEqual({ error: expect.stringMatching(/FLINT_CREATE_TOKEN/) });
+    }
+  });
+
+  it('with it, the workspace is created, and its owner link works as always', async () => {
+    const created = await send(guarded, '/api/workspaces', { method: 'POST', headers: { ...json, authorization: 'Bearer operator-secret' }, body: '{}' });
+    expect(created.status).toBe(201);
+    const { workspaceId, url } = JSON.parse(created.body) as { workspaceId: string; url: string };
+    const ownerToken = new URL(url).hash.replace('#token=', '');
+    const links = await send(guarded, `/api/workspaces/${workspaceId}/links`, { headers: { authorization: `Bearer ${ownerToken}` } });
+    expect(links.status).toBe(200);
+  });
+});

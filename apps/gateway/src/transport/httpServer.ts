@@ -18,6 +18,8 @@ export interface ServerOptions {
   /** Origins allowed to open the WebSocket; null: only the gateway's own host. */
   allowedOrigins: string[] | null;
   publicUrl: string | null;
+  /** When set, creating a workspace over REST needs it as a Bearer token (`FLINT_CREATE_TOKEN`). */
+  createToken?: string | null;
   log: Log;
 }
 
@@ -93,7 +95,7 @@ class FlintWebSocket extends WebSocket {
 export function startServer(options: ServerOptions): Promise<RunningServer> {
   const { gateway, log } = options;
   const serveStatic = createStaticHandler(options.webRoot);
-  const restApi = createRestApi(gateway, options.publicUrl);
+  const restApi = createRestApi(gateway, { publicUrl: options.publicUrl, createToken: options.createToken ?? null });
   const hostAllowed = createHostCheck({ bindHost: options.host, publicUrl: options.publicUrl, allowedOrigins: options.allowedOrigins });
   gateway.metrics.describe('flint_host_refused_total', 'HTTP requests and WebSocket upgrades refused for a Host that is not the gateway (DNS rebinding).');
 

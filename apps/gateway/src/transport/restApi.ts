@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Role } from '@flint/protocol';
 import type { Gateway } from '../core/Gateway';
@@ -21,6 +22,20 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/**
+ * Every API request with a body, and every POST, must say `Content-Type: application/json`.
+ * That is what makes a browser ask first (a CORS preflight, which the gateway never grants): a
+ * cross-site form or a `text/plain` fetch could otherwise create workspaces on a loopback gateway.
+ */
+function requireJsonContentType(req: IncomingMessage): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (!hasBody && req.method !== 'POST') return;
+  const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new HttpError(415, 'Send the request body as JSON, with "Content-Type: application/json".');
+  }
+}
+
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -39,12 +54,21 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   throw new HttpError(400, 'Request body must be a JSON object.');
 }
 
-function bearer(req: IncomingMessage): string {
+function bearer(req: IncomingMessage, missing = 'Send the link token as "Authorization: Bearer <token>".'): string {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer (\S+)$/.exec(header);
-  if (!match?.[1]) throw new HttpError(401, 'Send the link token as "Authorization: Bearer <token>".');
+  if (!match?.[1]) throw new HttpError(401, missing);
   return match[1];
 }
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** Digests first: equal lengths for timingSafeEqual, and the time says nothing of the token's length. */
+function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(sha256(given), sha256(expected));
+}
+
+const createTokenMessage = 'Creating a workspace on this gateway needs its create token: send "Authorization: Bearer <FLINT_CREATE_TOKEN>".';
 
 const publicLink = (link: LinkRecord) => ({
   id: link.id,
@@ -62,13 +86,23 @@ function originOf(req: IncomingMessage, publicUrl: string | null): string {
   return publicUrl ?? `http://${req.headers.host ?? 'localhost'}`;
 }
 
+export interface RestApiOptions {
+  publicUrl: string | null;
+  /** When set, only a request bearing it may create a workspace; link routes need a link token. */
+  createToken: string | null;
+}
+
 /**
  * The REST API: create a workspace; create, list and revoke links. Returns false when the path
  * is not an API route.
  */
-export function createRestApi(gateway: Gateway, publicUrl: string | null) {
+export function createRestApi(gateway: Gateway, { publicUrl, createToken }: RestApiOptions) {
   async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     if (pathname === '/api/workspaces' && req.method === 'POST') {
+      if (createToken !== null && !sameSecret(bearer(req, createTokenMessage), createToken)) {
+        throw new HttpError(401, createTokenMessage);
+      }
+      requireJsonContentType(req);
       const body = await readJson(req);
       const name = typeof body.name === 'string' && body.name.trim() ? body.name.trim().slice(0, 100) : 'Untitled workspace';
       const created = gateway.createWorkspace(name, body.seed === 'demo' ? demoWorkspaceFiles : { 'README.md': `# ${name}\n` });
@@ -80,6 +114,7 @@ export function createRestApi(gateway: Gateway, publicUrl: string | null) {
     }
     const match = /^\/api\/workspaces\/([\w-]{1,64})\/links(?:\/([\w-]{1,64}))?$/.exec(pathname);
     if (!match) return false;
+    requireJsonContentType(req);
     const workspaceId = match[1] ?? '';
     const linkId = match[2];
     if (!gateway.workspaceExists(workspaceId)) throw new HttpError(404, 'No such workspace.');
