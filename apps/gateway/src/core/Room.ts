@@ -184,6 +184,10 @@ export class Room {
         this.entries.delete(key);
       }
     }, GATEWAY_ORIGIN);
+    // Before the docs go: a turn ending takes its agent's cursor out of its doc.
+    for (const turn of [...this.turns.values()]) {
+      if (removedFiles.includes(turn.snapshot.fileId)) turn.fileDeleted();
+    }
     for (const fileId of removedFiles) {
       this.files.get(fileId)?.destroy();
       this.files.delete(fileId);

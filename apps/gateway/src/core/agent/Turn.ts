@@ -270,6 +270,20 @@ export class Turn {
     this.end('cancelled');
   }
 
+  /**
+   * The file was deleted (or a folder it was in): abort upstream now and write nothing more,
+   * since there is no document left to keep text in. Ends `cancelled`, like a Stop: someone
+   * chose to end it, the model did not fail.
+   */
+  fileDeleted(): void {
+    if (this.ended) return;
+    this.generation?.abort();
+    if (this.flushTimer !== null) this.options.clock.clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.buffer = '';
+    this.end('cancelled');
+  }
+
   private flushCommitted(): void {
     if (this.flushTimer !== null) this.options.clock.clearTimeout(this.flushTimer);
     this.flushTimer = null;
