@@ -174,3 +174,30 @@ describe('FLINT_CREATE_TOKEN', () => {
     expect(links.status).toBe(200);
   });
 });
+
+describe('security headers', () => {
+  it.each([
+    ['the IDE page', '/w/anything', {}],
+    ['a file', '/assets/app.js', {}],
+    ['health', '/healthz', {}],
+    ['an API error', '/api/workspaces', { method: 'POST' }],
+    ['a 404', '/nope.txt', {}],
+    ['a 400', '/%E0%A4%A', {}],
+    ['a 403', '/', { headers: { host: 'evil.example' } }],
+  ] as const)('%s is sent with nosniff, no framing and no referrer', async (_what, path, init) => {
+    const { headers } = await send(port, path, init);
+    expect(headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
+  });
+
+  it('the IDE page carries a Content-Security-Policy that allows only its own origin', async () => {
+    const answer = await send(port, '/w/anything');
+    expect(answer.headers['content-type']).toMatch(/^text\/html/);
+    const policy = answer.headers['content-security-policy'];
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("script-src 'self';");
+    expect(policy).toContain(`connect-src 'self' ws://127.0.0.1:${port} wss://127.0.0.1:${port}`);
+    expect(policy).toContain("object-src 'none'");
+    expect(policy).toContain("base-uri 'none'");
+    expect(policy).toContain("frame-ancestors 'none'");
+  });
+});

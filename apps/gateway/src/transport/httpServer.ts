@@ -7,6 +7,7 @@ import type { Gateway } from '../core/Gateway';
 import type { Log } from '../core/GatewayContext';
 import { createHostCheck } from './hostCheck';
 import { createRestApi } from './restApi';
+import { securityHeaders } from './securityHeaders';
 import { createStaticHandler } from './staticFiles';
 
 export interface ServerOptions {
@@ -70,7 +71,7 @@ function blockedHostMessage(hostHeader: string | undefined): string {
 
 /** Answers an upgrade request it will not take, on the raw socket (no ServerResponse exists yet). */
 function refuseUpgrade(socket: Duplex, status: string, message: string): void {
-  const headers = Object.entries({ connection: 'close', 'content-type': 'text/plain; charset=utf-8' });
+  const headers = Object.entries({ ...securityHeaders, connection: 'close', 'content-type': 'text/plain; charset=utf-8' });
   socket.end(`HTTP/1.1 ${status}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${message}`);
 }
 
@@ -100,6 +101,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   gateway.metrics.describe('flint_host_refused_total', 'HTTP requests and WebSocket upgrades refused for a Host that is not the gateway (DNS rebinding).');
 
   const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(securityHeaders)) res.setHeader(name, value);
     const text = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(body);

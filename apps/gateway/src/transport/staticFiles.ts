@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
+import { contentSecurityPolicy } from './securityHeaders';
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -39,10 +40,10 @@ export function createStaticHandler(root: string) {
       }
     }
     const immutable = pathname.startsWith('/assets/');
+    if (extname(file) === '.html') res.setHeader('content-security-policy', contentSecurityPolicy(req.headers.host));
     res.writeHead(200, {
       'content-type': contentTypes[extname(file)] ?? 'application/octet-stream',
       'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-      'x-content-type-options': 'nosniff',
     });
     if (req.method === 'HEAD') res.end();
     else createReadStream(file).pipe(res);
