@@ -26,7 +26,18 @@ export class LinkService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Which link a token opens in a workspace, or why none ([P7]). A workspace that does not exist
+   * is said so (4404) before any token is looked at. That tells whether an id exists, which is no
+   * secret worth keeping: an id is a name, not a capability — it sits in the page's URL path, in
+   * history and in logs — and random (72 bits), so probing for ids finds none; access takes the
+   * 144-bit token. A user with a mistyped or stale link learns the workspace is not there, not
+   * that their link is bad.
+   */
   authenticate(workspaceId: string, token: string): AuthResult {
+    if (!this.store.getWorkspace(workspaceId)) {
+      return { ok: false, closeCode: CloseCode.WorkspaceNotFound, message: 'no such workspace' };
+    }
     const tokenHash = hashToken(token);
     const link = this.store.findLinkByTokenHash(tokenHash);
     if (!link || link.workspaceId !== workspaceId || !sameHash(link.tokenHash, tokenHash)) {
