@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { systemClock } from '../apps/gateway/src/transport/systemClock';
 import { b1TimeToFirstToken } from './benchmarks/b1TimeToFirstToken';
 import { b2CpuPerToken } from './benchmarks/b2CpuPerToken';
 import { b3Throughput } from './benchmarks/b3Throughput';
@@ -22,6 +23,7 @@ import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
 import { describeEnvironment } from './lib/describeEnvironment';
 import { printTable } from './lib/printTable';
+import { ProgressWatchdog, type WatchdogLimits } from './lib/ProgressWatchdog';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
 const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading];
@@ -42,8 +44,11 @@ const tls = process.env.BENCH_TLS === '1';
 if (tls) process.env.NODE_EXTRA_CA_CERTS = benchCertFile;
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results', smoke ? 'smoke' : '', tls ? 'tls' : '');
 mkdirSync(resultsDir, { recursive: true });
-/** A hung benchmark is a crash: smoke must finish, and the full run must fit ~15 minutes. */
-const timeoutMs = smoke ? 45_000 : 900_000;
+/**
+ * A hung benchmark is a crash. Smoke proves each still works, however busy the machine: it hangs
+ * when silent for 2 minutes (20 in all, so CI cannot hang). The full run must fit ~15 minutes.
+ */
+const limits: WatchdogLimits = smoke ? { stallMs: 120_000, limitMs: 1_200_000 } : { limitMs: 900_000 };
 
 // A stray rejection (a timer's IPC call to a child that died) is reported, not fatal to the runner.
 process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${String(reason)}`));
@@ -55,27 +60,25 @@ for (const bench of selected) {
   const environment = await describeEnvironment();
   console.log(`\n=== ${bench.id} ${bench.title}${smoke ? ' (smoke)' : ''} — load average ${environment.loadAverageAtStart.join(' ')}, 1 ms timer fires after p50 ${environment.timerLatencyMs.p50} / p99 ${environment.timerLatencyMs.p99} ms`);
   const t0 = performance.now();
-  let timer: NodeJS.Timeout | undefined;
+  const watchdog = new ProgressWatchdog(bench.id, limits, systemClock);
   const death = ChildHost.unexpectedExit();
+  const log = (message: string) => {
+    watchdog.progressed(message);
+    console.log(`  ${message}`);
+  };
   try {
-    const report = await Promise.race([
-      bench.run({ smoke, log: (message) => console.log(`  ${message}`) }),
-      death.promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${bench.id} did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
-      }),
-    ]);
+    const report = await Promise.race([bench.run({ smoke, log, progress: (step) => watchdog.progressed(step) }), death.promise, watchdog.expired]);
     const durationS = (performance.now() - t0) / 1000;
     show(bench, report);
     const stored = { id: bench.id, title: bench.title, smoke, durationS, environment, ...report };
     writeFileSync(join(resultsDir, `${bench.name}.json`), JSON.stringify(stored, null, 2) + '\n');
-    console.log(`  (${durationS.toFixed(1)} s)`);
+    console.log(`  (${durationS.toFixed(1)} s${smoke ? `; at most ${(watchdog.longestSilenceMs / 1000).toFixed(0)} s without progress` : ''})`);
   } catch (error) {
     crashed.push(bench.id);
     console.error(`\n${bench.id} CRASHED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     writeFileSync(join(resultsDir, `${bench.name}.json`), JSON.stringify({ id: bench.id, title: bench.title, smoke, environment, crashed: String(error) }, null, 2) + '\n');
   } finally {
-    clearTimeout(timer);
+    watchdog.dispose();
     death.dispose();
     await ChildHost.stopAll();
   }

@@ -116,6 +116,7 @@ export const b5BrowserSmoothness: Benchmark = {
     ]);
     const controls = await serveControls();
     const { browser, context } = await launchProbedBrowser();
+    ctx.progress('servers and the browser started');
 
     const samples: Sample[] = [];
     try {
@@ -145,6 +146,7 @@ export const b5BrowserSmoothness: Benchmark = {
                 const streams = await provider.call<StreamRecord[]>('streams');
                 const sentAt = kind === 'typing' ? [] : (streams.at(-1)?.markerSentAt ?? []);
                 samples.push({ kind, lines, rate, probe, sentAt });
+                ctx.progress(`${kind} page, ${lines} lines, ${rate} tokens/s, repetition ${rep + 1}`);
               } finally {
                 await page.close();
               }

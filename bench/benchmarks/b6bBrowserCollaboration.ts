@@ -51,6 +51,7 @@ export const b6bBrowserCollaboration: Benchmark = {
     const results: Array<{ name: string; latencyMs: Summary; unmatched: number }> = [];
     try {
       const pairs = [await flintPair(context, gateway), await referencePair(context, controls.url, yjs.url), await floorPair(context, controls.url, broadcast.url)];
+      ctx.progress('every pair of pages open');
       ctx.log(`${keystrokes} keystrokes per pair, interleaved in random order, ~100 ms apart`);
       for (const pair of pairs) for (const page of [pair.a, pair.b]) await page.evaluate(() => (window as unknown as Probe).__benchProbe.start());
       for (let i = 0; i < keystrokes; i++) {
@@ -61,6 +62,7 @@ export const b6bBrowserCollaboration: Benchmark = {
           await pair.a.keyboard.press('x');
           await pause(60 + Math.random() * 60);
         }
+        ctx.progress(`keystroke ${i + 1} of ${keystrokes} in every pair`);
       }
       for (const pair of pairs) {
         // The last key may still be on its way to B: wait for it (a missing one shows as unmatched).

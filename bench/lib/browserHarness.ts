@@ -132,21 +132,25 @@ export function ensureBuilt(log: (message: string) => void): void {
   const packages = readdirSync(join(repoRoot, 'packages')).map((p) => join(repoRoot, 'packages', p, 'src'));
   if (stale(join(webDist, 'index.html'), [webSrc, ...packages])) {
     log('building the web app (apps/web/dist)…');
-    run(['run', 'build', '-w', '@flint/web']);
+    run(log, ['run', 'build', '-w', '@flint/web']);
   }
   if (profiling) {
     log('building the web app unminified for profiling…');
-    run(['run', 'build', '-w', '@flint/web', '--', '--minify', 'false', '--outDir', unminifiedWebDist]);
+    run(log, ['run', 'build', '-w', '@flint/web', '--', '--minify', 'false', '--outDir', unminifiedWebDist]);
   }
   if (stale(join(controlsDist, 'chat.html'), [join(controlsRoot, 'src'), join(webSrc, 'editor')])) {
     log('building the control pages (bench/browser/dist)…');
-    run(['exec', '--', 'vite', 'build', '--config', join(controlsRoot, 'vite.config.ts')]);
+    run(log, ['exec', '--', 'vite', 'build', '--config', join(controlsRoot, 'vite.config.ts')]);
   }
 }
 
-function run(args: string[]): void {
+// Logs when the build is done: it blocks the event loop, so the smoke's watchdog (which counts a
+// line logged as progress) must hear of it before its timer, late by the whole build, fires.
+function run(log: (message: string) => void, args: string[]): void {
+  const startedAt = performance.now();
   const result = spawnSync('npm', args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${result.status})`);
+  log(`built in ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
 }
 
 export async function serveControls(): Promise<{ url: string; close(): Promise<void> }> {
