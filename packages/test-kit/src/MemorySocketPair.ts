@@ -155,6 +155,11 @@ export class MemoryNetwork {
     return pair;
   }
 
+  /** Drops closed pairs, which never move again (a fuzzer opens tens of thousands). */
+  forgetClosed(): void {
+    this.pairs.splice(0, this.pairs.length, ...this.pairs.filter((pair) => !pair.isClosed));
+  }
+
   flush(maxRounds = 10_000): void {
     for (let round = 0; round < maxRounds; round++) {
       let moved = 0;

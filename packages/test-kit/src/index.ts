@@ -3,3 +3,4 @@ export * from './MemorySocketPair';
 export * from './seededRandom';
 export * from './gguf';
 export * from './fakeProviders';
+export * from './wireFuzz';
