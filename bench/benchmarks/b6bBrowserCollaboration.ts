@@ -50,8 +50,12 @@ export const b6bBrowserCollaboration: Benchmark = {
     const { browser, context } = await launchProbedBrowser();
     const results: Array<{ name: string; latencyMs: Summary; unmatched: number }> = [];
     try {
-      const pairs = [await flintPair(context, gateway), await referencePair(context, controls.url, yjs.url), await floorPair(context, controls.url, broadcast.url)];
-      ctx.progress('every pair of pages open');
+      const pairs: Pair[] = [];
+      for (const open of [() => flintPair(context, gateway), () => referencePair(context, controls.url, yjs.url), () => floorPair(context, controls.url, broadcast.url)]) {
+        const pair = await open();
+        pairs.push(pair);
+        ctx.progress(`pages open: ${pair.name}`);
+      }
       ctx.log(`${keystrokes} keystrokes per pair, interleaved in random order, ~100 ms apart`);
       for (const pair of pairs) for (const page of [pair.a, pair.b]) await page.evaluate(() => (window as unknown as Probe).__benchProbe.start());
       for (let i = 0; i < keystrokes; i++) {
