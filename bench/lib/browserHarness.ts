@@ -154,7 +154,8 @@ function run(log: (message: string) => void, args: string[]): void {
 }
 
 export async function serveControls(): Promise<{ url: string; close(): Promise<void> }> {
-  const serve = createStaticHandler(controlsDist);
+  // Not the IDE: these pages open sockets to peers on other ports, which its policy forbids.
+  const serve = createStaticHandler(controlsDist, { pagePolicy: false });
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     if (!serve(req, res, pathname)) res.writeHead(404).end();

@@ -22,8 +22,10 @@ const contentTypes: Record<string, string> = {
  * Serves the built web app. Unknown paths that look like app routes get index.html (the app
  * routes /w/<id> itself); hashed assets are cached for good. Takes the path already
  * percent-decoded: the server answers malformed encoding before any handler sees it.
+ * `pagePolicy`: pages get the IDE's Content-Security-Policy (off only for pages that are not
+ * the IDE, such as the benchmarks' control pages, which talk to servers on other ports).
  */
-export function createStaticHandler(root: string) {
+export function createStaticHandler(root: string, { pagePolicy = true }: { pagePolicy?: boolean } = {}) {
   const base = resolve(root);
   const indexFile = join(base, 'index.html');
   return (req: IncomingMessage, res: ServerResponse, pathname: string): boolean => {
@@ -40,7 +42,7 @@ export function createStaticHandler(root: string) {
       }
     }
     const immutable = pathname.startsWith('/assets/');
-    if (extname(file) === '.html') res.setHeader('content-security-policy', contentSecurityPolicy(req.headers.host));
+    if (pagePolicy && extname(file) === '.html') res.setHeader('content-security-policy', contentSecurityPolicy(req.headers.host));
     res.writeHead(200, {
       'content-type': contentTypes[extname(file)] ?? 'application/octet-stream',
       'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
