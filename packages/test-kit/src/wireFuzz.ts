@@ -103,6 +103,11 @@ export function mutateStructs(random: Random, update: Uint8Array): Uint8Array {
   return encodeStructs(structs, ds, random);
 }
 
+/** Encodes decoded structs and a delete set again, as `Y.decodeUpdate` gave them (changed or not). */
+export function encodeDecodedUpdate({ structs, ds }: ReturnType<typeof Y.decodeUpdate>): Uint8Array {
+  return encodeStructs(structs, ds, () => 0.5);
+}
+
 /** A decoded item names a root type by its key, which Yjs's types do not declare. */
 function setParent(item: Y.Item, rootKey: string): void {
   (item as unknown as { parent: string }).parent = rootKey;

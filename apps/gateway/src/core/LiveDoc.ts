@@ -3,7 +3,7 @@ import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
-import { checkUpdate, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
+import { checkTrialOrder, checkUpdate, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
 import type { Clock } from './Clock';
 import type { GatewayConfig } from './GatewayConfig';
 import type { Log } from './GatewayContext';
@@ -108,6 +108,19 @@ export class LiveDoc {
   accept(update: Uint8Array, origin: unknown): UpdateCheck {
     const check = checkUpdate(this.doc, update, this.schema);
     if (!check.ok) return check;
+    if (check.trial.length > 0) {
+      // Items whose neighbours come in the same update (a catch-up after being offline): only
+      // integrating them shows where they land, so that happens first on a copy.
+      const trial = new Y.Doc({ gc: false });
+      try {
+        Y.applyUpdate(trial, Y.encodeStateAsUpdate(this.doc));
+        Y.applyUpdate(trial, update);
+        const order = checkTrialOrder(trial, check.trial);
+        if (!order.ok) return order;
+      } finally {
+        trial.destroy();
+      }
+    }
     Y.applyUpdate(this.doc, update, origin);
     const store = this.doc.store;
     if (store.pendingStructs !== null || store.pendingDs !== null) {

@@ -24,8 +24,19 @@ export type RootSchema =
  *   keep it pending inside the document, out of reach of every limit.
  */
 export type UpdateCheck =
-  | { ok: true }
+  /** `trial`: text items whose neighbours come with them; their order is checked on a copy. */
+  | { ok: true; trial: TextItem[] }
   | { ok: false; kind: 'malformed' | 'invalid' | 'incomplete'; reason: string };
+
+/** A text item as Yjs will integrate it: where it starts (past what is known) and its neighbours. */
+export interface TextItem {
+  id: Y.ID;
+  origin: Y.ID | null;
+  rightOrigin: Y.ID | null;
+  root: string;
+  /** Whether a neighbour is an item of the same update, not yet in the document. */
+  local: boolean;
+}
 
 /** Where a struct lives: a root type and, for map entries, its key; `gc`: garbage collected. */
 type Place = { root: string; sub: string | null } | 'gc';
@@ -66,7 +77,55 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, schema: DocSchema): 
       if (clock + len > reader.known(client)) return refuse('incomplete', 'it deletes changes the document does not have');
     }
   }
-  return { ok: true };
+  // Yjs orders concurrent inserts correctly only if an item's left neighbour comes before its
+  // right one; otherwise two replicas that integrate in different orders disagree for good.
+  const budget = { steps: maxOrderSteps };
+  for (const item of reader.textItems) {
+    if (item.local) continue;
+    if (!precedes(doc, item.root, item.origin, item.rightOrigin, budget)) return refuse('invalid', 'an item whose neighbours are out of order');
+  }
+  return { ok: true, trial: reader.textItems.filter((item) => item.local) };
+}
+
+/** How far the order checks of one update may walk the document, in items. */
+const maxOrderSteps = 100_000;
+
+/**
+ * Whether the item holding `left` comes before the one holding `right` in the root text `root`
+ * (null: its start, its end), walking at most the budget's steps.
+ */
+export function precedes(doc: Y.Doc, root: string, left: Y.ID | null, right: Y.ID | null, budget: { steps: number }): boolean {
+  if (right === null) return true;
+  let struct: Y.Item | null;
+  if (left === null) {
+    struct = (doc.share.get(root) as Y.AbstractType<unknown> | undefined)?._start ?? null;
+  } else {
+    const start = Y.getItem(doc.store, left) as Y.Item | Y.GC;
+    if (!(start instanceof Y.Item)) return true; // a GC'd neighbour: Yjs drops the item
+    if (holds(start, right)) return right.clock > left.clock;
+    struct = start.right;
+  }
+  for (; struct !== null && budget.steps > 0; struct = struct.right, budget.steps--) {
+    if (holds(struct, right)) return true;
+  }
+  return false;
+}
+
+const holds = (struct: Y.Item, id: Y.ID): boolean =>
+  struct.id.client === id.client && struct.id.clock <= id.clock && id.clock < struct.id.clock + struct.length;
+
+/**
+ * After a trial integration on a copy: whether each item landed between its neighbours. Used
+ * for items whose neighbours came in the same update, which only integration can place.
+ */
+export function checkTrialOrder(trial: Y.Doc, items: TextItem[]): UpdateCheck {
+  const budget = { steps: maxOrderSteps };
+  for (const item of items) {
+    if (!precedes(trial, item.root, item.origin, item.id, budget) || !precedes(trial, item.root, item.id, item.rightOrigin, budget)) {
+      return refuse('invalid', 'an item whose neighbours are out of order');
+    }
+  }
+  return { ok: true, trial: [] };
 }
 
 /**
@@ -74,6 +133,8 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, schema: DocSchema): 
  * client's earlier clocks and its origins are known), placing each one in a root type.
  */
 class UpdatePlacer {
+  /** The update's text items, for the order checks. */
+  readonly textItems: TextItem[] = [];
   /** Structs of the update already placed, per client, in clock order. */
   private readonly placed = new Map<number, Placed[]>();
   private readonly knownClocks = new Map<number, number>();
@@ -137,8 +198,19 @@ class UpdatePlacer {
     if (place !== 'gc') {
       const failure = this.fits(item, place);
       if (failure) return failure;
+      if (place.sub === null) this.noteText(item, place.root);
     }
     return this.record(item, place);
+  }
+
+  /** A text item as Yjs will integrate it: past the clocks already known, its origin the one before. */
+  private noteText(item: Y.Item, root: string): void {
+    const known = this.known(item.id.client);
+    const trimmed = item.id.clock < known;
+    const id = trimmed ? Y.createID(item.id.client, known) : item.id;
+    const origin = trimmed ? Y.createID(item.id.client, known - 1) : item.origin;
+    const inUpdate = (ref: Y.ID | null) => ref !== null && ref.clock >= Y.getState(this.doc.store, ref.client);
+    this.textItems.push({ id, origin, rightOrigin: item.rightOrigin, root, local: inUpdate(origin) || inUpdate(item.rightOrigin) });
   }
 
   private fits(item: Y.Item, place: { root: string; sub: string | null }): UpdateCheck | null {
@@ -151,6 +223,7 @@ class UpdatePlacer {
       return content instanceof Y.ContentString ? null : refuse('invalid', 'content that is not text in a text');
     }
     if (place.sub === null) return refuse('invalid', 'a list item in a map');
+    if (item.rightOrigin !== null) return refuse('invalid', 'a map entry with a right neighbour');
     if (!(content instanceof Y.ContentAny) || content.arr.length !== 1) return refuse('invalid', 'a map entry that is not one plain value');
     return root.accepts(place.sub, content.arr[0]) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
   }

@@ -1,6 +1,6 @@
 import { HUNKS_KEY } from '@flint/change-set';
 import { Channel, CloseCode, encodeDocFrame, FILE_TEXT_KEY } from '@flint/protocol';
-import type { MemorySocketPair } from '@flint/test-kit';
+import { encodeDecodedUpdate, type MemorySocketPair } from '@flint/test-kit';
 import * as encoding from 'lib0/encoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +118,33 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
       expect(serverText()).toBe(before);
     }
     expect(h.gateway.metrics.render()).toMatch(/flint_updates_refused_total\{kind="invalid"\} 7/);
+    honestStillWork();
+  });
+
+  it('[P4a] an item whose right neighbour comes before its left one is refused: replicas would order it differently', () => {
+    const { h, ws, editor, fileId, serverText, honestStillWork, raw } = room();
+    const server = h.gateway.document(ws.workspaceId, fileId)!;
+    const text = server.getText(FILE_TEXT_KEY);
+    const idAt = (index: number) => Y.createRelativePositionFromTypeIndex(text, index).item!;
+    const before = serverText();
+    // One item, and an update of two whose second builds on the first (checked on a copy).
+    const single = Y.decodeUpdate(peerEdit(server, (d) => d.getText(FILE_TEXT_KEY).insert(1, 'X')));
+    const item = single.structs[0] as Y.Item;
+    item.origin = idAt(8);
+    item.rightOrigin = idAt(2);
+    const chained = Y.decodeUpdate(peerEdit(server, (d) => {
+      d.getText(FILE_TEXT_KEY).insert(1, 'Y');
+      d.getText(FILE_TEXT_KEY).insert(1, 'Z'); // between the doc's first character and Y
+    }));
+    const second = chained.structs.find((s) => s instanceof Y.Item && s.rightOrigin?.client === s.id.client) as Y.Item;
+    second.origin = idAt(8);
+    for (const update of [encodeDecodedUpdate(single), encodeDecodedUpdate(chained)]) {
+      const pair = raw(editor.token);
+      pair.client.send(updateFrame(fileId, update));
+      h.flush();
+      expect(pair.closeCode).toBe(CloseCode.MalformedFrame);
+      expect(serverText()).toBe(before);
+    }
     honestStillWork();
   });
 
