@@ -23,15 +23,24 @@ describe('wire fuzzer', () => {
     const random = seededRandom(seed);
     let sessions = 0;
     const metrics = new Map<string, number>();
+    const heapMiB: number[] = [];
     for (let round = 0; round * framesPerRoom < frames; round++) {
       const room = fuzzRoom(random, `seed ${seed}, room ${round}`, Math.min(framesPerRoom, frames - round * framesPerRoom));
       sessions += room.sessions;
       for (const [name, value] of room.outcomes) metrics.set(name, (metrics.get(name) ?? 0) + value);
+      heapMiB.push(heapAfterGc());
     }
     const outcomes = [...metrics].map(([name, value]) => `${name} ${value}`).join('\n');
-    console.log(`wire fuzzer: seed ${seed}, ${frames} frames over ${sessions} sessions\n${outcomes}`);
-  }, 900_000);
+    const heap = `heap after the first room ${heapMiB[0]?.toFixed(1)} MiB, after the last ${heapMiB.at(-1)?.toFixed(1)} MiB, most ${Math.max(...heapMiB).toFixed(1)} MiB`;
+    console.log(`wire fuzzer: seed ${seed}, ${frames} frames over ${sessions} sessions; ${heap}\n${outcomes}`);
+  }, Math.max(600_000, frames * 5));
 });
+
+/** The heap once garbage is collected (the soak exposes `gc`); a rough figure without it. */
+function heapAfterGc(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
 
 /**
  * One workspace under fire: a fresh one every `framesPerRoom` frames keeps the documents (and
