@@ -92,12 +92,15 @@ function joinIndex(al: Aligner, key: number): number {
   return hit;
 }
 
-/** The optimal complete alignment of row `n`: its end pays for deleting the rest of the original. */
-export function finalPath(al: Aligner, n: number, rest: number): number[] {
+/**
+ * The optimal complete alignment of row `n`: its end pays for deleting the `rest` of the original,
+ * or, when `rest` is null (the rest stays, [D19]), its end is free.
+ */
+export function finalPath(al: Aligner, n: number, rest: number | null): number[] {
   let best = Infinity;
   let bestKey = -1;
   for (let j = 0; j <= al.width; j++) {
-    const left = rest - al.consumed(j);
+    const left = rest === null ? 0 : rest - al.consumed(j);
     for (let s = KEEP; s <= DEL; s++) {
       const c = al.costAt(s, j) + (left === 0 ? 0 : left * C_DEL + (s === DEL ? 0 : C_GAP));
       if (c < best) [best, bestKey] = [c, al.key(n, j, s)];

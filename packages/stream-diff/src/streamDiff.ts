@@ -126,8 +126,12 @@ export class StreamingDiff {
     return sink.take();
   }
 
-  /** Ends the stream and returns every remaining op. Later calls throw. */
-  finish(): DiffOp[] {
+  /**
+   * Ends the stream and returns every remaining op. Later calls throw. `keepRest`: the stream
+   * broke off (cancelled, or the generation failed), so what is pending is committed along its
+   * best alignment and the original past it is kept, not deleted ([D19]).
+   */
+  finish(options: { readonly keepRest?: boolean } = {}): DiffOp[] {
     this.assertOpen();
     this.done = true;
     const sink = new OpSink();
@@ -135,9 +139,10 @@ export class StreamingDiff {
     this.carry = '';
     this.fastForward(sink);
     this.aligner.extend(this.pending);
-    const path = finalPath(this.aligner, this.pending.length, this.original.length - this.aligner.at.offset);
+    const rest = options.keepRest ? null : this.original.length - this.aligner.at.offset;
+    const path = finalPath(this.aligner, this.pending.length, rest);
     const end = this.aligner.emit(path, path.length - 1, this.pending, sink);
-    sink.delete(this.original.length - end.offset);
+    if (rest !== null) sink.delete(this.original.length - end.offset);
     this.pending.length = 0;
     return sink.take();
   }
