@@ -13,6 +13,7 @@ import {
   type ModelRequest,
   type PromptRequest,
   type ReadPacer,
+  withRequestId,
 } from './ModelProvider';
 import { ChatChunkReader } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
@@ -158,6 +159,8 @@ export class ChatCompletionsProvider implements ModelProvider {
     /** The final event or a bad one was read: the rest of that network read is ignored. */
     let over = false;
     const text = new TextRun();
+    // Failures after the head name the request by the head's id: the transport's own do not.
+    const fail = (error: unknown) => queue.fail(withRequestId(error, stream.requestId));
     const pushText = () => {
       const event = text.take();
       if (event) queue.push(event);
@@ -180,7 +183,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           over = true;
           pushText();
           stream.destroy();
-          queue.fail(
+          fail(
             chunk === null
               ? new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name)
               : providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name),
@@ -198,11 +201,11 @@ export class ChatCompletionsProvider implements ModelProvider {
         if (signal.aborted) return queue.end();
         // Some servers end the body without `[DONE]`; a finish reason still proves it completed.
         if (finishReason !== null) return complete();
-        queue.fail(new ProviderError('network', `${this.name}: the stream ended before the model finished — try again.`, null, this.name));
+        fail(new ProviderError('network', `${this.name}: the stream ended before the model finished — try again.`, null, this.name));
       },
       fail: (error) => {
         pushText();
-        queue.fail(error);
+        fail(error);
       },
     };
   }

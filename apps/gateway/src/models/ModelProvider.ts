@@ -103,17 +103,52 @@ export type ProviderErrorCode =
   /** The circuit breaker is open after repeated failures: fail fast until it half-opens. */
   | 'circuit_open';
 
+/** What a provider said about a failed request besides its error, for logs and its support desk. */
+export interface ProviderErrorDetails {
+  /** The HTTP status it answered with (or the status a WebSocket error event carries). */
+  status?: number | null;
+  /** Its id for the request: the `x-request-id` response header, or the stream's own id. */
+  requestId?: string | null;
+}
+
 /** A provider failure as a value with a code, never classified by message text. */
 export class ProviderError extends Error {
+  /** Null when none came: the connection failed first, or the failure came mid-stream. */
+  readonly status: number | null;
+  private knownRequestId: string | null;
+
   constructor(
     readonly code: ProviderErrorCode,
     message: string,
     readonly retryAfterMs: number | null = null,
     readonly provider = '',
+    details: ProviderErrorDetails = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    this.status = details.status ?? null;
+    this.knownRequestId = details.requestId ?? null;
   }
+
+  /** Null when the provider gave none, or the failure came before its answer did. */
+  get requestId(): string | null {
+    return this.knownRequestId;
+  }
+
+  /**
+   * Names the provider's request, unless a more specific id is already known. For adapters: a
+   * connection that breaks mid-stream fails in the transport, which never reads the answer's
+   * envelope, so the adapter that read it adds the id as the error passes through.
+   */
+  withRequestId(requestId: string | null): this {
+    this.knownRequestId ??= requestId;
+    return this;
+  }
+}
+
+/** `error` with the provider's request id added when it is a ProviderError (see `withRequestId`). */
+export function withRequestId(error: unknown, requestId: string | null): unknown {
+  return error instanceof ProviderError ? error.withRequestId(requestId) : error;
 }
 
 export interface ModelProvider {

@@ -15,8 +15,8 @@
  *   is retried on a fresh socket.
  * - Not supported by the Responses API, so ignored: `request.stop` and `request.prediction`.
  */
-import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
-import { providerErrorFromWire, retryAfterMsFromHeaders, WireProviderError } from './providerErrorFromWire';
+import { ProviderError, withRequestId, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
+import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, WireProviderError } from './providerErrorFromWire';
 import { finishedEvents, readResponsesEvent, type ResponsesStep } from './readResponsesEvent';
 import { ResponsesSocket, socketClosed, socketGarbage, socketIdle, UpgradeRefused } from './ResponsesSocket';
 import { ResponsesSocketPool } from './ResponsesSocketPool';
@@ -131,7 +131,7 @@ export class ResponsesProvider implements ModelProvider {
 
   private onUpgradeRefused(refused: UpgradeRefused): boolean {
     const error = providerErrorFromWire(
-      { status: refused.status, retryAfterMs: retryAfterMsFromHeaders(refused.headers, this.clock.now()) },
+      { status: refused.status, retryAfterMs: retryAfterMsFromHeaders(refused.headers, this.clock.now()), requestId: requestIdFromHeaders(refused.headers) },
       this.name,
     );
     // A bad key or a rate limit would refuse SSE just the same: report it instead.
@@ -209,6 +209,9 @@ export class ResponsesProvider implements ModelProvider {
         }
         yield* text.flush();
       }
+    } catch (error) {
+      // A WebSocket answer has no headers of its own: the response's id names it.
+      throw withRequestId(error, responseId);
     } finally {
       signal.removeEventListener('abort', cancel);
       socket.unwatchIdle();
@@ -273,6 +276,8 @@ export class ResponsesProvider implements ModelProvider {
       }
       if (signal.aborted) return;
       throw this.networkError('the stream ended before the response completed');
+    } catch (error) {
+      throw withRequestId(error, stream.requestId ?? responseId);
     } finally {
       if (terminal) void stream.finish();
       else stream.destroy();

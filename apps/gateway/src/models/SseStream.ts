@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Connection, ConnectionPool } from './ConnectionPool';
 import { HttpParseError, HttpResponseParser, type ResponseHead } from './HttpResponseParser';
 import { ProviderError, type ReadPacer } from './ModelProvider';
-import { providerErrorFromWire, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
+import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
 import { SseDecoder, type SseEvent, type SseSink } from './SseDecoder';
 
@@ -206,10 +206,16 @@ export class SseStream {
     } catch {
       // Not JSON (a proxy's HTML page), or cut short: the status alone decides.
     }
-    return providerErrorFromWire({ status, ...wireErrorOf(parsed), retryAfterMs: retryAfterMsFromHeaders(this.head!.headers) }, this.request.provider);
+    const { headers } = this.head!;
+    return providerErrorFromWire({ status, ...wireErrorOf(parsed), retryAfterMs: retryAfterMsFromHeaders(headers), requestId: requestIdFromHeaders(headers) }, this.request.provider);
   }
 
   private collect: ((piece: Uint8Array) => void) | null = null;
+
+  /** The provider's id for this request (its `x-request-id`), once the answer's head came. */
+  get requestId(): string | null {
+    return this.head && requestIdFromHeaders(this.head.headers);
+  }
 
   /**
    * Reads the response, handing its decoded events to `reader` as each network read completes

@@ -3,7 +3,7 @@
  * OpenAI-style body or event) into a typed ProviderError. Classification uses the status and the
  * machine-readable `code` / `type` fields only; the message is passed through for people.
  */
-import { ProviderError, type ProviderErrorCode } from './ModelProvider';
+import { ProviderError, type ProviderErrorCode, type ProviderErrorDetails } from './ModelProvider';
 
 export interface WireFailure {
   /** HTTP status, or the `status` an error event carries (Responses WebSocket); absent mid-stream. */
@@ -14,6 +14,8 @@ export interface WireFailure {
   type?: string | null;
   message?: string | null;
   retryAfterMs?: number | null;
+  /** The provider's id for the request (see `requestIdFromHeaders`). */
+  requestId?: string | null;
 }
 
 const byCode: Record<string, ProviderErrorCode> = {
@@ -52,7 +54,7 @@ export function providerErrorFromWire(failure: WireFailure, provider: string): W
   const detail = failure.message ? `: ${failure.message}` : '';
   const message = `${provider}${status}${detail}${hint[code]}`;
   const retryAfterMs = code === 'rate_limited' ? (failure.retryAfterMs ?? null) : null;
-  return new WireProviderError(code, message, retryAfterMs, provider, failure.code ?? null);
+  return new WireProviderError(code, message, retryAfterMs, provider, failure.code ?? null, { status: failure.status, requestId: failure.requestId });
 }
 
 /**
@@ -66,8 +68,9 @@ export class WireProviderError extends ProviderError {
     retryAfterMs: number | null,
     provider: string,
     readonly wireCode: string | null,
+    details: ProviderErrorDetails = {},
   ) {
-    super(code, message, retryAfterMs, provider);
+    super(code, message, retryAfterMs, provider, details);
   }
 }
 
@@ -103,6 +106,14 @@ export function retryAfterMsFromHeaders(headers: HeaderBag, nowMs: number = Date
   if (after.trim() !== '' && Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds * 1000));
   const date = Date.parse(after);
   return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
+}
+
+/**
+ * The provider's id for a request, from its answer's `x-request-id` header (OpenAI, Groq,
+ * Cerebras, vLLM with request ids on): what its support desk asks for.
+ */
+export function requestIdFromHeaders(headers: HeaderBag): string | null {
+  return header(headers, 'x-request-id') || null;
 }
 
 /** The `error` object of an OpenAI-style JSON body (`{error: {code, type, message}}`), if any. */
