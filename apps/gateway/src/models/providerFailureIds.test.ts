@@ -6,11 +6,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
+import { FakeOpenAIServer, fakeFaults, type FakeFault } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
 import type { ModelRequest } from './ModelProvider';
 import { collectEvents } from './providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
+
+/** An error status whose answer names the request, as OpenAI's do. */
+const serverError = (status: number, requestId: string): FakeFault => ({
+  kind: 'status',
+  status,
+  type: 'server_error',
+  message: 'The server had an error while processing your request.',
+  headers: { 'x-request-id': requestId },
+});
 
 const request: ModelRequest = { model: 'fake-model', messages: [{ role: 'user', content: 'hi' }], maxOutputTokens: 64 };
 
@@ -23,7 +32,7 @@ afterAll(() => fake.close());
 describe('Chat Completions failures', () => {
   it('an error status carries the status and the x-request-id header', async () => {
     const provider = new ChatCompletionsProvider({ baseUrl: fake.baseUrl });
-    fake.respondOnceWith({ fault: { ...fakeFaults.serverError(503), headers: { 'x-request-id': 'req_503' } } });
+    fake.respondOnceWith({ fault: serverError(503, 'req_503') });
     const { error } = await collectEvents(provider, request);
     expect(error).toMatchObject({ code: 'overloaded', status: 503, requestId: 'req_503' });
     await provider.close();
@@ -66,7 +75,7 @@ describe('Responses failures', () => {
 
   it('over SSE, the x-request-id of a refusal, and the response id of a stream that turns to garbage', async () => {
     const provider = new ResponsesProvider({ baseUrl: fake.baseUrl, apiKey: 'k', transport: 'sse' });
-    fake.respondOnceWith({ fault: { ...fakeFaults.serverError(500), headers: { 'x-request-id': 'req_500' } } });
+    fake.respondOnceWith({ fault: serverError(500, 'req_500') });
     expect((await collectEvents(provider, request)).error).toMatchObject({ code: 'overloaded', status: 500, requestId: 'req_500' });
     fake.respondOnceWith({ fault: fakeFaults.garbage(1) });
     expect((await collectEvents(provider, request)).error).toMatchObject({ code: 'bad_response', status: null, requestId: expect.stringMatching(/^resp_\d+$/) });
