@@ -1,10 +1,14 @@
 /**
- * Turns a provider that keeps failing into an immediate, clear error instead of a hang per
+ * Turns an endpoint that keeps failing into an immediate, clear error instead of a hang per
  * request (DESIGN §6). Closed → (K consecutive failures) → open: fail fast with `circuit_open` →
- * (cool-down) → half-open: one trial request; its success closes the circuit, its failure
- * reopens it.
+ * (cool-down) → half-open: one trial request; its answer closes the circuit, its failure
+ * reopens it. A failure counts whenever it comes: a connection that drops, a stream that turns
+ * to garbage or stalls after the first token is as unhealthy as one refused before it; only a
+ * stream that ends well resets the count.
  */
-import { ProviderError, type InfillRequest, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from './ModelProvider';
+import type { Log } from '../core/GatewayContext';
+import { ProviderError, type InfillRequest, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest, type Route } from './ModelProvider';
+import { WireProviderError } from './providerErrorFromWire';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -16,8 +20,8 @@ export interface CircuitBreakerOptions {
   cooldownMs?: number;
   /** What a caller rejected while the half-open trial runs is told to wait. Default 1 s. */
   trialRetryMs?: number;
-  /** Names the provider in the error a user sees. */
-  name?: string;
+  /** Where the endpoint is, for messages and logs: "api.cerebras.ai", "127.0.0.1:8080", "embedded". */
+  host?: string;
   /** Which failures say the provider is unhealthy. Default: see `isHealthFailure`. */
   isFailure?: (error: ProviderError) => boolean;
 }
@@ -41,6 +45,7 @@ export function isHealthFailure(error: ProviderError): boolean {
 }
 
 export class CircuitBreaker {
+  readonly host: string;
   private current: CircuitState = 'closed';
   private failures = 0;
   private openedAt = 0;
@@ -49,6 +54,7 @@ export class CircuitBreaker {
   private readonly cooldownMs: number;
 
   constructor(private readonly options: CircuitBreakerOptions) {
+    this.host = options.host ?? 'unknown';
     this.threshold = options.failureThreshold ?? 5;
     this.cooldownMs = options.cooldownMs ?? 30_000;
   }
@@ -58,33 +64,48 @@ export class CircuitBreaker {
     return this.current;
   }
 
-  /** Lets a request through or throws `circuit_open` with when to try again. */
-  admit(): void {
+  /** Health failures since the last stream that ended well. */
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
+  /** The state, and while open how long until a trial is let through (else 0). */
+  snapshot(): { state: CircuitState; retryInMs: number } {
     const state = this.state;
-    if (state === 'closed') return;
+    return { state, retryInMs: state === 'open' ? this.openedAt + this.cooldownMs - this.options.clock.now() : 0 };
+  }
+
+  /** Null: the request may go. A number: it may not, and that is when to try again (ms). */
+  admit(): number | null {
+    const state = this.state;
+    if (state === 'closed') return null;
     if (state === 'half-open' && !this.trialRunning) {
       this.current = 'half-open';
       this.trialRunning = true;
-      return;
+      return null;
     }
-    const retryAfterMs =
-      state === 'open' ? this.openedAt + this.cooldownMs - this.options.clock.now() : (this.options.trialRetryMs ?? 1_000);
-    const who = this.options.name ?? 'The model provider';
-    throw new ProviderError(
-      'circuit_open',
-      `${who} failed ${this.threshold} times in a row, so Flint is not calling it for ${Math.ceil(retryAfterMs / 1000)} s. Try again then, or switch route.`,
-      retryAfterMs,
-      this.options.name ?? '',
-    );
+    return state === 'open' ? this.openedAt + this.cooldownMs - this.options.clock.now() : (this.options.trialRetryMs ?? 1_000);
   }
 
-  /** The provider answered (its first event arrived): it is healthy. */
+  /**
+   * The stream's first event came: the endpoint answers, so a trial closes the circuit (a long
+   * generation must not hold every other caller at the half-open door for its whole duration).
+   * The count stands until the stream ends well: an answer that breaks off still counts.
+   */
+  onAnswer(): void {
+    if (!this.trialRunning) return;
+    this.current = 'closed';
+    this.trialRunning = false;
+  }
+
+  /** A stream ended without a failure after answering (its end, or its consumer stopped it). */
   onSuccess(): void {
     this.current = 'closed';
     this.failures = 0;
     this.trialRunning = false;
   }
 
+  /** A request failed, before its answer or during it. */
   onFailure(error: ProviderError): void {
     if (!(this.options.isFailure ?? isHealthFailure)(error)) return this.onAbandon();
     this.failures++;
@@ -95,20 +116,38 @@ export class CircuitBreaker {
     this.trialRunning = false;
   }
 
-  /** The request ended without saying anything about health (aborted, or a caller's mistake). */
+  /** The request ended without saying anything about health (aborted first, or a caller's mistake). */
   onAbandon(): void {
     this.trialRunning = false;
   }
 }
 
-/** A ModelProvider that consults `breaker` around every stream of `provider` (and its optional FIM methods). */
+/** What a route's guard needs besides its endpoint's breaker. */
+export interface RouteGuardOptions {
+  /** The route these streams serve: named in the refusal and in every failure's log line. */
+  route?: Route;
+  /** Other routes behind the same breaker (the same endpoint): the refusal names them. */
+  sharedWith?: Route[];
+  /** A route on another endpoint to suggest instead, while its own breaker is not open. */
+  switchTo?: { route: Route; breaker: CircuitBreaker } | null;
+  /** Where each provider failure is logged, one warn line each. */
+  log?: Log;
+}
+
+export type GuardedProvider = ModelProvider & { readonly breaker: CircuitBreaker };
+
+/**
+ * A ModelProvider that consults a breaker around every stream of `provider` (and its optional
+ * FIM methods): `breaker` when an endpoint's routes share one, else a breaker of its own.
+ */
 export function withCircuitBreaker(
   provider: ModelProvider,
-  options: CircuitBreakerOptions,
-): ModelProvider & { readonly breaker: CircuitBreaker } {
-  const breaker = new CircuitBreaker({ name: provider.kind, ...options });
-  const guarded = (signal: AbortSignal, open: () => AsyncIterable<ModelEvent>) => new GuardedStream(breaker, signal, open);
-  const wrapped: ModelProvider & { readonly breaker: CircuitBreaker } = {
+  options: (CircuitBreakerOptions | { breaker: CircuitBreaker }) & RouteGuardOptions,
+): GuardedProvider {
+  const breaker = 'breaker' in options ? options.breaker : new CircuitBreaker({ host: provider.kind, ...options });
+  const guard = new RouteGuard(breaker, options);
+  const guarded = (signal: AbortSignal, open: () => AsyncIterable<ModelEvent>) => new GuardedStream(guard, signal, open);
+  const wrapped: GuardedProvider = {
     kind: provider.kind,
     breaker,
     close: () => provider.close(),
@@ -127,20 +166,62 @@ export function withCircuitBreaker(
   return wrapped;
 }
 
+/** One route's view of its endpoint's breaker: the words of its refusal, the log of its failures. */
+class RouteGuard {
+  constructor(
+    readonly breaker: CircuitBreaker,
+    private readonly options: RouteGuardOptions,
+  ) {}
+
+  /** The error for a request the breaker turned away: which route asked, which host failed, what to do. */
+  refusal(retryAfterMs: number): ProviderError {
+    const { route, sharedWith = [], switchTo } = this.options;
+    const { host } = this.breaker;
+    const who = route ? `The ${route} route's provider at ${host}` : `The provider at ${host}`;
+    const shared = sharedWith.length > 0 ? ` (shared with the ${sharedWith.join(' and ')} route${sharedWith.length > 1 ? 's' : ''})` : '';
+    const seconds = Math.ceil(retryAfterMs / 1000);
+    const count = this.breaker.consecutiveFailures;
+    const failed = `failed ${count} time${count === 1 ? '' : 's'} in a row`;
+    const what =
+      this.breaker.state === 'half-open' ? `${failed} and one request is trying it again; Flint asks it again in ${seconds} s` : `${failed}; Flint stops asking it for ${seconds} s`;
+    const advice =
+      switchTo && switchTo.breaker.state !== 'open' ? `Try again then, or switch to the ${switchTo.route} route, which uses another provider.` : 'Try again then.';
+    return new ProviderError('circuit_open', `${who}${shared} ${what}. ${advice}`, retryAfterMs, host);
+  }
+
+  /** Counts the failure, then logs it as one line: what an operator needs to find it at the provider. */
+  failed(error: ProviderError, tokensBeforeFailure: number): void {
+    this.breaker.onFailure(error);
+    this.options.log?.('warn', 'provider failed', {
+      route: this.options.route ?? null,
+      host: this.breaker.host,
+      status: error.status,
+      requestId: error.requestId,
+      code: error.code,
+      providerCode: error instanceof WireProviderError ? error.wireCode : null,
+      tokensBeforeFailure,
+      breaker: this.breaker.state,
+      consecutiveFailures: this.breaker.consecutiveFailures,
+    });
+  }
+}
+
 /**
- * One stream through the breaker: admitted at the first `next()`; healthy at its first event (a
- * long generation must not hold the half-open circuit, and every other caller, for its whole
- * duration); a ProviderError is a failure; anything else, or an end before any event, says
- * nothing about health. An iterator rather than an async generator: a generator's every `yield`
- * would add promise hops to every network read (see EventQueue).
+ * One stream through the breaker: admitted at the first `next()`; answering at its first event;
+ * healthy once it ends without a failure after that (at its end, or when its consumer stops
+ * it); a ProviderError at any point is a failure; anything else, or an end before any event,
+ * says nothing about health. An iterator rather than an async generator: a generator's every
+ * `yield` would add promise hops to every network read (see EventQueue).
  */
 class GuardedStream implements AsyncIterableIterator<ModelEvent> {
   private inner: AsyncIterator<ModelEvent> | null = null;
   private answered = false;
+  /** Text tokens delivered so far: what a failure cost. */
+  private tokens = 0;
   private done = false;
 
   constructor(
-    private readonly breaker: CircuitBreaker,
+    private readonly guard: RouteGuard,
     private readonly signal: AbortSignal,
     private readonly open: () => AsyncIterable<ModelEvent>,
   ) {}
@@ -149,11 +230,10 @@ class GuardedStream implements AsyncIterableIterator<ModelEvent> {
     if (this.done) return Promise.resolve({ value: undefined, done: true });
     if (!this.inner) {
       if (this.signal.aborted) return Promise.resolve(this.finishResult());
-      try {
-        this.breaker.admit();
-      } catch (error) {
+      const retryAfterMs = this.guard.breaker.admit();
+      if (retryAfterMs !== null) {
         this.done = true;
-        return Promise.reject(error);
+        return Promise.reject(this.guard.refusal(retryAfterMs));
       }
       this.inner = this.open()[Symbol.asyncIterator]();
     }
@@ -174,21 +254,25 @@ class GuardedStream implements AsyncIterableIterator<ModelEvent> {
     if (result.done) return this.finishResult();
     if (!this.answered) {
       this.answered = true;
-      this.breaker.onSuccess();
+      this.guard.breaker.onAnswer();
     }
+    if (result.value.type === 'text') this.tokens += result.value.tokens ?? 1;
     return result;
   };
 
   private readonly onError = (error: unknown): never => {
     this.done = true;
-    if (error instanceof ProviderError) this.breaker.onFailure(error);
-    else this.breaker.onAbandon();
+    if (error instanceof ProviderError) this.guard.failed(error, this.tokens);
+    else this.guard.breaker.onAbandon();
     throw error;
   };
 
-  /** Ended without an error: unless an event came, the stream said nothing about health. */
+  /** Ended without an error: healthy if it had answered, else it said nothing about health. */
   private finishResult(): IteratorResult<ModelEvent, undefined> {
-    if (!this.done && !this.answered && this.inner) this.breaker.onAbandon();
+    if (!this.done && this.inner) {
+      if (this.answered) this.guard.breaker.onSuccess();
+      else this.guard.breaker.onAbandon();
+    }
     this.done = true;
     return { value: undefined, done: true };
   }

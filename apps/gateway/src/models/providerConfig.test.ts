@@ -83,7 +83,7 @@ describe('createProviders', () => {
     const embedded: ModelProvider = { kind: 'embedded', close: async () => undefined, stream: async function* () {} };
     const providers = createProviders(config, { embedded: (route) => (built.push(route.model), embedded) });
     expect([providers.fast.kind, providers.deep.kind, providers.complete.kind]).toEqual(['openai-chat', 'openai-chat', 'embedded']);
-    expect(providers.fast).toBe(providers.deep);
+    expect(providers.fast.breaker).toBe(providers.deep.breaker);
     expect(built).toEqual(['default']);
     await Promise.all([providers.fast.close(), providers.complete.close()]);
   });

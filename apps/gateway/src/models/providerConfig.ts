@@ -23,10 +23,11 @@
  * that names a FIM family (e.g. "qwen2.5-coder-7b") → its template; anything else → chat.
  * `infillEndpoint` alone implies `infill`.
  */
+import type { Log } from '../core/GatewayContext';
 import type { ModelProvider, Route } from './ModelProvider';
 import { ProviderError } from './ModelProvider';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { withCircuitBreaker } from './CircuitBreaker';
+import { CircuitBreaker, withCircuitBreaker, type GuardedProvider } from './CircuitBreaker';
 import { fimModes, type FimMode } from './fim/Infiller';
 import { ResponsesProvider } from './ResponsesProvider';
 
@@ -213,30 +214,58 @@ export interface ProviderFactories {
   /** Builds the embedded adapter; without it, embedded routes answer `not_configured`. */
   embedded?: (route: RouteConfig) => ModelProvider;
   clock?: { now(): number };
+  /** Where each provider failure is logged, one warn line each (route, host, status, request id…). */
+  log?: Log;
 }
 
+/** The agent routes a person can switch between; autocomplete has no other route to offer. */
+const otherAgentRoute: Partial<Record<Route, Route>> = { fast: 'deep', deep: 'fast' };
+
 /**
- * One ModelProvider per route. Routes with the same endpoint and key share one instance (one
- * connection pool, one circuit breaker): closing it closes it for each of them.
+ * One ModelProvider per route, behind its endpoint's circuit breaker. Routes with the same
+ * endpoint and key share one adapter (one connection pool): closing it closes it for each.
+ *
+ * The breaker is keyed by endpoint — the base URL's origin, an embedded model's file — not by
+ * route or model: a host that is down, unreachable or overloaded fails every route it serves,
+ * and a second route there would only repeat the failures. So routes on one endpoint share a
+ * breaker, whose refusal names the route that asked and the routes it shares; a route on
+ * another endpoint keeps its own, and only then is switching to it offered. The price: two
+ * models on one endpoint are shut off together when only one of them is overloaded.
  */
-export function createProviders(config: ProviderConfig, factories: ProviderFactories = {}): Record<Route, ModelProvider> {
-  const shared = new Map<string, ModelProvider>();
-  const result = {} as Record<Route, ModelProvider>;
+export function createProviders(config: ProviderConfig, factories: ProviderFactories = {}): Record<Route, GuardedProvider> {
+  const endpointOf = {} as Record<Route, string>;
+  const breakers = new Map<string, CircuitBreaker>();
+  for (const route of routes) {
+    const r = config.routes[route];
+    const endpoint = (endpointOf[route] = r.baseUrl ? new URL(r.baseUrl).origin : `embedded:${r.model}`);
+    if (!breakers.has(endpoint)) breakers.set(endpoint, new CircuitBreaker({ clock: factories.clock ?? Date, host: hostOf(r), ...config.breaker }));
+  }
+  const adapters = new Map<string, ModelProvider>();
+  const result = {} as Record<Route, GuardedProvider>;
   for (const route of routes) {
     const r = config.routes[route];
     const key = JSON.stringify([r.kind, r.baseUrl, r.apiKey, r.transport, r.store, r.maxTokensField, r.supportsPrediction, r.idleTimeoutMs, r.infillEndpoint, r.kind === 'embedded' ? r.model : null]);
-    let provider = shared.get(key);
-    if (!provider) {
-      provider = withCircuitBreaker(build(r, route, factories), { clock: factories.clock ?? Date, ...config.breaker });
-      shared.set(key, provider);
-    }
-    result[route] = provider;
+    let adapter = adapters.get(key);
+    if (!adapter) adapters.set(key, (adapter = build(r, route, factories)));
+    const other = otherAgentRoute[route];
+    result[route] = withCircuitBreaker(adapter, {
+      breaker: breakers.get(endpointOf[route])!,
+      route,
+      sharedWith: routes.filter((o) => o !== route && endpointOf[o] === endpointOf[route]),
+      switchTo: other && endpointOf[other] !== endpointOf[route] ? { route: other, breaker: breakers.get(endpointOf[other])! } : null,
+      log: factories.log,
+    });
   }
   return result;
 }
 
+/** How messages and logs name where a route's requests go. */
+function hostOf(r: RouteConfig): string {
+  return r.baseUrl ? new URL(r.baseUrl).host : 'embedded';
+}
+
 function build(r: RouteConfig, route: Route, factories: ProviderFactories): ModelProvider {
-  const name = r.baseUrl ? new URL(r.baseUrl).host : 'embedded';
+  const name = hostOf(r);
   switch (r.kind) {
     case 'openai-responses':
       return new ResponsesProvider({ baseUrl: r.baseUrl!, apiKey: r.apiKey!, name, transport: r.transport, store: r.store, idleTimeoutMs: r.idleTimeoutMs });

@@ -1,5 +1,14 @@
+import type { CircuitState } from '../../models/CircuitBreaker';
 import type { FimMode } from '../../models/fim/Infiller';
 import type { ModelProvider, Route } from '../../models/ModelProvider';
+
+/** Where a route's requests go, and whether that endpoint's circuit breaker lets them through. */
+export interface RouteEndpoint {
+  /** "api.cerebras.ai", "127.0.0.1:8080", or "embedded". */
+  readonly host: string;
+  /** `retryInMs`: while open, how long until a trial request is let through; else 0. */
+  snapshot(): { state: CircuitState; retryInMs: number };
+}
 
 export interface RoutedModel {
   provider: ModelProvider;
@@ -10,9 +19,46 @@ export interface RoutedModel {
   supportsPrediction: boolean;
   /** Complete route: how to fill the middle; unset, it follows from the provider and model name. */
   fimTemplate?: FimMode;
+  /** Unset: the provider is not behind a breaker (tests, scripted providers), always usable. */
+  endpoint?: RouteEndpoint;
 }
 
 /** Which model serves a route in this deployment; null when none is configured. */
 export type ModelRouter = (route: Route) => RoutedModel | null;
 
 export const noModels: ModelRouter = () => null;
+
+export interface RouteReadiness {
+  /** Null: no model is configured for the route. */
+  model: string | null;
+  host: string | null;
+  breaker: CircuitState | null;
+  retryInMs: number;
+  /** Configured, and its breaker is not open (half-open lets the next request through). */
+  usable: boolean;
+}
+
+export interface Readiness {
+  /** The fast route is usable: it is what a prompt uses unless the person picks another. */
+  ready: boolean;
+  routes: Record<Route, RouteReadiness>;
+}
+
+const routes: Route[] = ['fast', 'deep', 'complete'];
+
+/** Each route's model, endpoint and breaker now: the gateway's readiness to serve prompts. */
+export function readiness(router: ModelRouter): Readiness {
+  const view = {} as Record<Route, RouteReadiness>;
+  for (const route of routes) {
+    const routed = router(route);
+    const breaker = routed?.endpoint?.snapshot() ?? null;
+    view[route] = {
+      model: routed?.model ?? null,
+      host: routed?.endpoint?.host ?? null,
+      breaker: breaker?.state ?? null,
+      retryInMs: breaker?.retryInMs ?? 0,
+      usable: routed !== null && breaker?.state !== 'open',
+    };
+  }
+  return { ready: view.fast.usable, routes: view };
+}

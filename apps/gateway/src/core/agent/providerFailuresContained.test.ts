@@ -1,0 +1,128 @@
+/**
+ * Provider failures are visible and contained (issue #21): the real gateway, real adapters, and
+ * loopback fake providers on two endpoints. Mid-stream drops on the fast route's endpoint open
+ * its breaker; the turn refused then says which route and which host; the deep route, on another
+ * endpoint, still answers; every failure is one structured warn line.
+ */
+import type { TurnInfo } from '@flint/protocol';
+import { FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProviders, loadProviderConfig } from '../../models/providerConfig';
+import { SqliteStore } from '../../storage/SqliteStore';
+import type { Log } from '../GatewayContext';
+import { fileIdOf, Harness } from '../testHarness';
+import { readiness, type ModelRouter } from './ModelRouter';
+
+let fastServer: FakeOpenAIServer;
+let deepServer: FakeOpenAIServer;
+beforeAll(async () => {
+  [fastServer, deepServer] = await Promise.all([FakeOpenAIServer.start(), FakeOpenAIServer.start()]);
+});
+afterAll(() => Promise.all([fastServer.close(), deepServer.close()]));
+
+function setup() {
+  const lines: Array<Parameters<Log>> = [];
+  const config = loadProviderConfig(
+    {},
+    JSON.stringify({
+      routes: {
+        fast: { kind: 'openai-responses', baseUrl: fastServer.baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'fast-model' },
+        deep: { kind: 'openai-chat', baseUrl: deepServer.baseUrl, model: 'deep-model' },
+        complete: { kind: 'openai-chat', baseUrl: deepServer.baseUrl, model: 'deep-model' },
+      },
+      // An hour: the fake clock moves 8 ms per look at the network, and must not reach a trial.
+      breaker: { failureThreshold: 3, cooldownMs: 3_600_000 },
+    }),
+  );
+  const clock = new FakeClock();
+  const providers = createProviders(config, { clock, log: (...line) => lines.push(line) });
+  const router: ModelRouter = (route) => ({
+    provider: providers[route],
+    model: config.routes[route].model,
+    contextTokens: 128_000,
+    supportsPrediction: false,
+    endpoint: providers[route].breaker,
+  });
+  const h = new Harness(new SqliteStore(':memory:'), {}, router, clock);
+  const ws = h.gateway.createWorkspace('Failures', { 'src/a.ts': 'const a = 1;\n' });
+  const alice = h.client(ws.workspaceId, ws.owner.token);
+  h.flush();
+  const fileId = fileIdOf(alice, 'src/a.ts');
+  const close = () => Promise.all([providers.fast.close(), providers.deep.close()]);
+  return { h, alice, fileId, lines, router, close };
+}
+
+/** Flushes the in-memory sockets and lets real I/O in, one turn of the event loop at a time, until `done`. */
+async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    h.flush();
+    if (done()) return;
+    h.clock.advance(8);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Prompts on `route` and waits for the turn to end; returns how it ended. */
+async function turnOn(ctx: ReturnType<typeof setup>, route: 'fast' | 'deep'): Promise<TurnInfo> {
+  let answer: Awaited<ReturnType<typeof ctx.alice.prompt>> | null = null;
+  void ctx.alice.prompt({ fileId: ctx.fileId, anchor: 0, head: 0, instruction: 'make it 2', route }).then((a) => (answer = a));
+  await until(ctx.h, () => answer !== null, 'the prompt to be answered');
+  const accepted = answer as unknown as { ok: boolean; turnId?: string };
+  if (!accepted.ok || !accepted.turnId) throw new Error(`prompt refused: ${JSON.stringify(answer)}`);
+  const turnId = accepted.turnId;
+  await until(ctx.h, () => ['done', 'failed', 'cancelled'].includes(ctx.alice.turns.get(turnId)?.status ?? ''), 'the turn to end');
+  return ctx.alice.turns.get(turnId)!;
+}
+
+describe('provider failures are visible and contained', () => {
+  it('mid-stream drops open the fast endpoint’s breaker; the refusal names route and host; the deep route still answers', async () => {
+    const ctx = setup();
+    const fastHost = new URL(fastServer.baseUrl).host;
+    fastServer.respondWith({ text: 'const a = 2;\n', chunkChars: 2, fault: fakeFaults.disconnect(2) });
+    deepServer.respondWith({ text: 'const a = 2;\n' });
+
+    const dropped: TurnInfo[] = [];
+    for (let i = 0; i < 3; i++) dropped.push(await turnOn(ctx, 'fast'));
+    for (const turn of dropped) {
+      expect(turn).toMatchObject({ status: 'failed', error: { code: 'network' } });
+      expect(turn.outputTokens).toBeGreaterThan(0);
+    }
+    const asked = fastServer.requests.length;
+
+    const refused = await turnOn(ctx, 'fast');
+    expect(refused).toMatchObject({ status: 'failed', outputTokens: 0, error: { code: 'circuit_open' } });
+    expect(refused.error!.message).toMatch(
+      new RegExp(`^The fast route's provider at ${fastHost} failed 3 times in a row; Flint stops asking it for \\d+ s\\. Try again then, or switch to the deep route, which uses another provider\\.$`),
+    );
+    expect(fastServer.requests.length).toBe(asked);
+
+    const deep = await turnOn(ctx, 'deep');
+    expect(deep).toMatchObject({ status: 'done', error: null });
+    expect(deepServer.requests.length).toBeGreaterThan(0);
+
+    const failures = ctx.lines.filter(([level, message]) => level === 'warn' && message === 'provider failed');
+    expect(failures).toHaveLength(3);
+    failures.forEach(([, , fields], i) => {
+      expect(fields).toEqual({
+        route: 'fast',
+        host: fastHost,
+        status: null,
+        requestId: expect.stringMatching(/^resp_\d+$/),
+        code: 'network',
+        providerCode: null,
+        tokensBeforeFailure: dropped[i]!.outputTokens,
+        breaker: i < 2 ? 'closed' : 'open',
+        consecutiveFailures: i + 1,
+      });
+    });
+    expect(new Set(failures.map(([, , fields]) => fields!.requestId)).size).toBe(3);
+
+    const view = readiness(ctx.router);
+    expect(view.ready).toBe(false);
+    expect(view.routes.fast).toMatchObject({ model: 'fast-model', host: fastHost, breaker: 'open', usable: false });
+    expect(view.routes.deep).toMatchObject({ model: 'deep-model', host: new URL(deepServer.baseUrl).host, breaker: 'closed', retryInMs: 0, usable: true });
+    await ctx.close();
+  });
+});
