@@ -45,8 +45,8 @@ export interface TurnOptions {
 /**
  * One generation streamed into a file. Text from the provider is buffered and applied once per
  * flush (every `flushIntervalMs`), never per token: push to the stream-diff, apply the ops it
- * commits as one Yjs transaction. Interrupting aborts the provider at once and keeps what was
- * applied; the original the stream had not reached stays in place.
+ * commits as one Yjs transaction. A stream that is interrupted (Esc) or fails mid-answer keeps
+ * everything that arrived, as hunks for review; the original it had not reached stays in place.
  */
 export class Turn {
   private info: TurnInfo;
@@ -114,7 +114,7 @@ export class Turn {
       this.end('done');
     } catch (error) {
       if (error instanceof ProviderError) return this.fail(error.code, error.message, error.retryAfterMs);
-      this.fail('internal', 'The gateway hit an internal error while streaming; what was written stays for review.', null);
+      this.fail('internal', 'The gateway hit an internal error while streaming.', null);
       throw error;
     }
   }
@@ -260,13 +260,11 @@ export class Turn {
     }
   }
 
-  /** Esc / Stop: abort upstream now; keep what was applied; leave the rest of the original. */
+  /** Esc / Stop: abort upstream now; keep what arrived; leave the rest of the original. */
   cancel(): void {
     if (this.ended) return;
     this.generation?.abort();
-    // Text the diff has committed is applied; text it still holds back is dropped, so nothing
-    // of the original the stream had not clearly passed is deleted.
-    this.flushCommitted();
+    this.flushInterrupted();
     this.end('cancelled');
   }
 
@@ -284,20 +282,39 @@ export class Turn {
     this.end('cancelled');
   }
 
-  private flushCommitted(): void {
+  /**
+   * Applies everything the provider sent before the stream stopped short: the buffer, what the
+   * fence filter held (a line's `\n` waits there in case a closing fence follows) and what the
+   * diff still held back, a trailing partial line included. The original past that text stays
+   * (stream-diff [D19]): an answer that broke off never said to remove it.
+   */
+  private flushInterrupted(): void {
     if (this.flushTimer !== null) this.options.clock.clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    this.options.applier.apply(this.buffer ? this.diff.push(this.buffer) : []);
+    const text = this.buffer + this.fences.finish();
     this.buffer = '';
+    const ops = text ? this.diff.push(text) : [];
+    ops.push(...this.diff.finish({ keepRest: true }));
+    this.options.applier.apply(ops);
     this.options.applier.finish();
   }
 
+  /**
+   * Ends the turn with `error`. Whatever arrived is applied first (see `flushInterrupted`); when
+   * that left hunks, the message says so, since a half-written region looks like a finished one.
+   */
   private fail(code: AgentErrorCode, message: string, retryAfterMs: number | null): void {
     if (this.ended) return;
     this.generation?.abort();
-    this.flushCommitted();
-    this.info = { ...this.info, error: { code, message, retryAfterMs } };
-    this.end('failed');
+    let kept = '';
+    try {
+      this.flushInterrupted();
+      if (this.options.applier.hunkIds.length > 0) kept = ' What it wrote before that is in the file for review; the rest of the original is unchanged.';
+    } finally {
+      // An applier that threw (a bug, rethrown by `run`) must not leave the turn streaming.
+      this.info = { ...this.info, error: { code, message: message + kept, retryAfterMs } };
+      this.end('failed');
+    }
   }
 
   private end(status: 'done' | 'cancelled' | 'failed'): void {
