@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelRouter } from './core/agent/ModelRouter';
+import { readiness, type ModelRouter } from './core/agent/ModelRouter';
 import { Gateway } from './core/Gateway';
 import type { Log } from './core/GatewayContext';
 import { editByInfill } from './models/embedded/editByInfill';
@@ -49,6 +49,7 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
   log('info', 'models', { routes: describeProviderConfig(config) });
   const providers = createProviders(config, {
     clock: systemClock,
+    log,
     embedded: (route) => {
       if (route.model !== 'default') return new EmbeddedProvider({ modelPath: embeddedModelPath(route) });
       // The bundled model was trained on raw code (models/MODEL_CARD.md): no chat template.
@@ -65,6 +66,7 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
       contextTokens: routeConfig.kind === 'embedded' ? 2048 : contextTokens,
       supportsPrediction: routeConfig.supportsPrediction,
       fimTemplate: routeConfig.fimTemplate,
+      endpoint: providers[route].breaker,
     };
   };
   return { router, close: async () => void (await Promise.all(Object.values(providers).map((p) => p.close()))) };
@@ -92,7 +94,7 @@ function demoOwnerLink(origin: string): string {
   return linkUrl(origin, workspaceId, readFileSync(tokenFile, 'utf8').trim());
 }
 
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, readiness: () => readiness(models.router) });
 const demoUrl = demoOwnerLink(running.url);
 console.log(`\n  Flint is running at ${running.url}\n  Demo workspace (owner link): ${demoUrl}\n  Data: ${dataDir}\n`);
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CloseCode } from '@flint/protocol';
 import { WebSocket, WebSocketServer } from 'ws';
+import { noModels, readiness as readinessOf, type Readiness } from '../core/agent/ModelRouter';
 import type { Gateway } from '../core/Gateway';
 import type { Log } from '../core/GatewayContext';
 import { createHostCheck } from './hostCheck';
@@ -22,6 +23,8 @@ export interface ServerOptions {
   /** When set, creating a workspace over REST needs it as a Bearer token (`FLINT_CREATE_TOKEN`). */
   createToken?: string | null;
   log: Log;
+  /** What `/readyz` reports: the core's `readiness` of the gateway's routes. Unset: no models. */
+  readiness?: () => Readiness;
 }
 
 export interface RunningServer {
@@ -75,6 +78,8 @@ function refuseUpgrade(socket: Duplex, status: string, message: string): void {
   socket.end(`HTTP/1.1 ${status}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${message}`);
 }
 
+const noReadiness = () => readinessOf(noModels);
+
 const heartbeatMs = 30_000;
 const messageTooBig = 1009;
 
@@ -115,6 +120,13 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     if (path.raw === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ ok: true, sessions: gateway.sessionCount }));
+      return;
+    }
+    // Liveness above, readiness here: a balancer takes the gateway out while its fast route is refused.
+    if (path.raw === '/readyz') {
+      const view = (options.readiness ?? noReadiness)();
+      res.writeHead(view.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify(view));
       return;
     }
     if (path.raw === '/metrics') {
