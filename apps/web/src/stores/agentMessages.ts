@@ -64,7 +64,9 @@ export interface TurnErrorText {
 
 /** Why a turn failed while the model ran; shown in the error banner to everyone in the room. */
 export function describeTurnError(error: NonNullable<TurnInfo['error']>): TurnErrorText {
-  const kept = 'What it wrote so far stays for review.';
+  // A turn that fails mid-answer applies everything the model sent and keeps the rest of the
+  // original ([P20], [P23]); a failure before the first token leaves nothing, hence "anything".
+  const kept = 'Anything it wrote before that stays in the file for review.';
   const text = (code: AgentErrorCode): TurnErrorText => {
     switch (code) {
       case 'not_configured':
@@ -74,7 +76,7 @@ export function describeTurnError(error: NonNullable<TurnInfo['error']>): TurnEr
       case 'rate_limited':
         return { title: 'The model provider is rate limiting requests.', detail: retryText(error.retryAfterMs) };
       case 'quota':
-        return { title: 'The model provider account is out of quota.', detail: 'Add credit to the provider account, or switch the route to another provider.' };
+        return { title: 'The model provider account is out of quota.', detail: `Add credit to the provider account, or switch the route to another provider. ${kept}` };
       case 'context_length':
         return { title: 'The prompt is too long for the model.', detail: 'Select a smaller region, or use a route whose model has a larger window.' };
       case 'overloaded':
@@ -86,7 +88,7 @@ export function describeTurnError(error: NonNullable<TurnInfo['error']>): TurnEr
       case 'bad_response':
         return { title: 'The model provider sent a response Flint could not read.', detail: `${kept} Try again; if it keeps happening, check the provider's status.` };
       case 'budget_exceeded':
-        return { title: 'The token budget for today is spent.', detail: 'Ask the workspace owner to raise it, or try again tomorrow.' };
+        return { title: 'The token budget for today is spent.', detail: `Ask the workspace owner to raise it, or try again tomorrow. ${kept}` };
       case 'internal':
         return { title: 'The gateway hit an internal error.', detail: `${kept} Try again.` };
     }
