@@ -77,6 +77,26 @@ function fuzzRoom(random: () => number, label: string, frames: number): { sessio
     // Built once: a Y.Doc costs a millisecond to make, which would be most of the run.
     const step1Frames = targets.map((target) => syncStep1Frame(target.docId, target.doc));
 
+    const resetTargets = () => {
+      for (const target of targets) {
+        target.doc.destroy();
+        target.doc = new Y.Doc();
+        Y.applyUpdate(target.doc, Y.encodeStateAsUpdate(h.gateway.document(ws.workspaceId, target.docId)!));
+      }
+    };
+    /**
+     * The next frame. An attacker's copy that kept refused edits and then took the gateway's
+     * (other structs under the same client ids) can break inside Yjs: the attacker's problem,
+     * so it starts again from the gateway's state.
+     */
+    const nextFrame = (): Uint8Array => {
+      try {
+        return hostileFrame(random, targets);
+      } catch {
+        resetTargets();
+        return hostileFrame(random, targets);
+      }
+    };
     let session: MemorySocketPair | null = null;
     let sessions = 0;
     const openSession = () => {
@@ -85,13 +105,7 @@ function fuzzRoom(random: () => number, label: string, frames: number): { sessio
       for (const frame of step1Frames) pair.client.send(frame);
       // A third of the sessions start from the gateway's state (their edits apply); the others go on
       // from the last attacker's copy, refused edits and all (theirs build on what is missing).
-      if (random() < 0.3) {
-        for (const target of targets) {
-          target.doc.destroy();
-          target.doc = new Y.Doc();
-          Y.applyUpdate(target.doc, Y.encodeStateAsUpdate(h.gateway.document(ws.workspaceId, target.docId)!));
-        }
-      }
+      if (random() < 0.3) resetTargets();
       const clientId = 1 + int(random, 2 ** 30);
       for (const target of targets) target.doc.clientID = clientId;
       sessions++;
@@ -139,7 +153,7 @@ function fuzzRoom(random: () => number, label: string, frames: number): { sessio
           h.net.forgetClosed();
           session = openSession();
         }
-        session.client.send(hostileFrame(random, targets));
+        session.client.send(nextFrame());
         h.clock.advance(4);
         h.flush();
       }
