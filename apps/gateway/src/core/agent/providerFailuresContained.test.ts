@@ -20,13 +20,13 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([fastServer.close(), deepServer.close()]));
 
-function setup() {
+function setup(fastIdleTimeoutMs = 30_000) {
   const lines: Array<Parameters<Log>> = [];
   const config = loadProviderConfig(
     {},
     JSON.stringify({
       routes: {
-        fast: { kind: 'openai-responses', baseUrl: fastServer.baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'fast-model' },
+        fast: { kind: 'openai-responses', baseUrl: fastServer.baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'fast-model', idleTimeoutMs: fastIdleTimeoutMs },
         deep: { kind: 'openai-chat', baseUrl: deepServer.baseUrl, model: 'deep-model' },
         complete: { kind: 'openai-chat', baseUrl: deepServer.baseUrl, model: 'deep-model' },
       },
@@ -123,6 +123,25 @@ describe('provider failures are visible and contained', () => {
     expect(view.ready).toBe(false);
     expect(view.routes.fast).toMatchObject({ model: 'fast-model', host: fastHost, breaker: 'open', usable: false });
     expect(view.routes.deep).toMatchObject({ model: 'deep-model', host: new URL(deepServer.baseUrl).host, breaker: 'closed', retryInMs: 0, usable: true });
+    await ctx.close();
+  });
+
+  it('garbage and a stall after the first token count like a drop', async () => {
+    const ctx = setup(200);
+    fastServer.respondWith({});
+    fastServer.respondOnceWith({ text: 'const a = 2;\n', chunkChars: 2, fault: fakeFaults.garbage(2) });
+    fastServer.respondOnceWith({ text: 'const a = 2;\n', chunkChars: 2, fault: fakeFaults.stall(2) });
+    fastServer.respondOnceWith({ text: 'const a = 2;\n', chunkChars: 2, fault: fakeFaults.disconnect(2) });
+    const ended = [];
+    for (let i = 0; i < 4; i++) ended.push(await turnOn(ctx, 'fast'));
+    expect(ended.map((turn) => [turn.error?.code, turn.outputTokens > 0])).toEqual([
+      ['bad_response', true],
+      ['network', true],
+      ['network', true],
+      ['circuit_open', false],
+    ]);
+    const failures = ctx.lines.filter(([, message]) => message === 'provider failed').map(([, , fields]) => fields);
+    expect(failures.map((fields) => [fields!.code, fields!.tokensBeforeFailure])).toEqual(ended.slice(0, 3).map((turn) => [turn.error!.code, turn.outputTokens]));
     await ctx.close();
   });
 });
