@@ -9,6 +9,7 @@ import { DiagnosticsRefresher } from './DiagnosticsRefresher';
 import { FollowController } from './FollowController';
 import { ModelRegistry, pathOfUri } from './ModelRegistry';
 import { monaco } from './monacoSetup';
+import { ProvisionalText } from './ProvisionalText';
 import { RemoteCursorStyles } from './RemoteCursorStyles';
 
 /**
@@ -23,6 +24,7 @@ export class EditorController {
   private readonly diagnostics: DiagnosticsRefresher;
   private readonly agent: AgentController;
   private readonly autocomplete: AutocompleteController;
+  private readonly provisional: ProvisionalText;
   private readonly viewStates = new Map<string, monaco.editor.ICodeEditorViewState | null>();
   private shownFileId: string | null = null;
   private readonly disposers: Array<() => void> = [];
@@ -68,6 +70,7 @@ export class EditorController {
     this.handleCrossFileNavigation();
     this.routeUndo();
     this.agent = new AgentController(editor, this.registry);
+    this.provisional = new ProvisionalText(editor, this.registry);
     // After the agent: its Esc binding (dismiss the ghost text) wins when both apply.
     this.autocomplete = new AutocompleteController(editor, this.registry, client);
   }
@@ -215,6 +218,7 @@ export class EditorController {
     for (const dispose of this.disposers) dispose();
     this.autocomplete.dispose();
     this.agent.dispose();
+    this.provisional.dispose();
     this.follow.dispose();
     this.diagnostics.dispose();
     this.registry.dispose();

@@ -130,9 +130,9 @@ export class AgentService {
       flushIntervalMs: this.config.flushIntervalMs,
       onChange: (snapshot) => {
         this.broadcast(room, snapshot);
-        cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.caret() : null, cursor);
+        cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.caret() : null, turn.provisional, cursor);
       },
-      onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.caret(), cursor)),
+      onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.caret(), turn.provisional, cursor)),
       onUsage: (tokens) => {
         this.usage.add(from.workspaceId, tokens);
         this.usage.add(from.linkId, tokens);
@@ -184,14 +184,23 @@ export class AgentService {
    * The agent's cursor, labelled with the model's name, like any collaborator's. A relative
    * position points at the character after it, so while the agent inserts before the same
    * character its cursor moves with the text by itself: an unchanged state is not re-sent.
+   * `pending` is the text that arrived but is not committed yet, shown in place after the
+   * cursor (decision 0020); it travels with the cursor, so a tab that joins mid-stream gets it.
    * Returns the state now published.
    */
-  private publishCursor(live: NonNullable<ReturnType<Room['doc']>>, turn: TurnInfo, position: Record<string, unknown> | null, previous: string | null | undefined): string | null {
+  private publishCursor(
+    live: NonNullable<ReturnType<Room['doc']>>,
+    turn: TurnInfo,
+    position: Record<string, unknown> | null,
+    pending: string,
+    previous: string | null | undefined,
+  ): string | null {
     let stateJson: string | null = null;
     if (position !== null) {
       stateJson = JSON.stringify({
         user: { name: `${turn.model} (AI)`, color: agentColor, agent: true },
         selection: { anchor: position, head: position },
+        ...(pending ? { pending } : {}),
       });
     }
     if (stateJson !== previous) live.broadcastAwareness([live.awareness.set(turn.agentClient, stateJson, agentOwner)], null);

@@ -1,5 +1,5 @@
 import type { AgentErrorCode, AgentRoute, TurnInfo } from '@flint/protocol';
-import { StreamingDiff } from '@flint/stream-diff';
+import { StreamingDiff, type DiffOp } from '@flint/stream-diff';
 import { ProviderError, type ModelProvider, type ModelRequest, type ReadPacer } from '../../models/ModelProvider';
 import type { Clock, TimerHandle } from '../Clock';
 import { CodeFenceFilter } from './CodeFenceFilter';
@@ -70,6 +70,9 @@ export class Turn {
   private ended = false;
   /** The turn's first text was applied (see `flush`). */
   private textShown = false;
+  /** Text given to the diff, and how much of it the diff has committed (keeps and inserts). */
+  private pushed = '';
+  private committed = 0;
 
   constructor(private readonly options: TurnOptions) {
     this.info = { ...options.info, status: 'streaming', ttftMs: null, outputTokens: 0, tokensPerSecond: null, error: null };
@@ -80,6 +83,16 @@ export class Turn {
 
   get snapshot(): TurnInfo {
     return this.info;
+  }
+
+  /**
+   * What arrived but the diff has not committed yet (it waits to see how the text aligns with
+   * the original: up to ~a hundred characters and a few lines, for as long as the stream takes).
+   * Shown in place as provisional text, so every character is on screen within a flush at any
+   * rate (decision 0020).
+   */
+  get provisional(): string {
+    return this.ended ? '' : this.pushed.slice(this.committed);
   }
 
   get turnId(): string {
@@ -232,15 +245,18 @@ export class Turn {
     this.releaseHeld();
     const now = this.options.clock.now();
     this.lastFlushAt = now;
+    const provisionalBefore = this.provisional;
     const ops = this.buffer ? this.diff.push(this.buffer) : [];
+    this.pushed += this.buffer;
     this.buffer = '';
     if (final) ops.push(...this.diff.finish());
+    this.noteCommitted(ops);
     this.options.applier.apply(ops);
     if (final) this.options.applier.finish();
     const elapsedMs = this.firstTokenAt === null ? 0 : now - this.firstTokenAt;
     this.info = { ...this.info, tokensPerSecond: elapsedMs > 0 ? (this.info.outputTokens * 1000) / elapsedMs : null };
     if (final) return;
-    const moved = ops.length > 0;
+    const moved = ops.length > 0 || this.provisional !== provisionalBefore;
     if (!moved || this.textShown) return this.notify(moved, now);
     // The turn's first text leaves on its own: the frames sent in one turn of the event loop
     // leave as one write, and the agent's cursor and status would hold it back (~0.15 ms, B1).
@@ -248,6 +264,18 @@ export class Turn {
     this.options.clock.afterIo(() => {
       if (!this.ended) this.notify(moved, now);
     });
+  }
+
+  private noteCommitted(ops: readonly DiffOp[]): void {
+    for (const op of ops) {
+      if (op.type === 'insert') this.committed += op.text.length;
+      else if (op.type === 'keep') this.committed += op.length;
+    }
+    // Pushed text the diff committed is never needed again: keep only what is provisional.
+    if (this.committed > 4096) {
+      this.pushed = this.pushed.slice(this.committed);
+      this.committed = 0;
+    }
   }
 
   /** After a flush at `now`: the agent's cursor if the text moved; the status if it is due. */

@@ -269,6 +269,35 @@ describe('agent inline edits', () => {
     expect(statuses).toEqual(['done']);
   });
 
+  it('[P21] text the diff has not committed yet travels with the agent\'s cursor, so everything received is on screen', async () => {
+    const ctx = setup();
+    await promptTurn(ctx, 0, original.length);
+    const handle = ctx.bob.openDoc(ctx.fileId);
+    const agent = () => [...handle.awareness.getStates().values()].find((state) => state.user?.agent === true);
+    /** What Bob sees of the rewrite: the text before the agent's cursor, then its provisional text. */
+    const seen = () => {
+      const state = agent();
+      const caret = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state?.selection.head), handle.doc)!.index;
+      return ctx.bobText.toString().slice(0, caret) + ((state?.pending as string | undefined) ?? '');
+    };
+    // A rewrite that shares nothing with the original, a few tokens at a time: the diff cannot
+    // tell yet how it aligns and commits nothing, so without provisional text Bob saw nothing.
+    let received = '';
+    for (const token of ['const ', 'total', ' = ', 'items', '.length']) {
+      ctx.provider.emit(token);
+      received += token;
+      await step(ctx);
+      expect(seen(), `after ${JSON.stringify(received)}`).toBe(received);
+    }
+    expect(agent()?.pending).toBeTruthy();
+    ctx.provider.emit(';\n');
+    ctx.provider.end();
+    await step(ctx);
+    await step(ctx);
+    expect(agent()).toBeUndefined(); // the turn ended: no cursor, nothing provisional
+    expect(ctx.bobText.toString()).toBe('const total = items.length;\n');
+  });
+
   it('sends the text every flush, the agent cursor when it moves, its status at most every 100 ms', async () => {
     const ctx = setup();
     const lines = Array.from({ length: 40 }, (_, i) => `  const v${i} = ${i};\n`);
@@ -276,7 +305,16 @@ describe('agent inline edits', () => {
     let statuses = 0;
     ctx.bob.onTurn(() => statuses++);
     let cursorMoves = 0;
-    ctx.bob.openDoc(ctx.fileId).awareness.on('update', () => cursorMoves++);
+    let cursorAt = '';
+    const awareness = ctx.bob.openDoc(ctx.fileId).awareness;
+    awareness.on('update', () => {
+      for (const state of awareness.getStates().values()) {
+        if (state.user?.agent !== true) continue;
+        const at = JSON.stringify(state.selection);
+        if (at !== cursorAt) cursorMoves++;
+        cursorAt = at;
+      }
+    });
     const textBefore = ctx.bobText.toString();
     let textChanges = 0;
     ctx.bobText.observe(() => textChanges++);
