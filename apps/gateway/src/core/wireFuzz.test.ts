@@ -172,6 +172,11 @@ function fuzzRoom(random: () => number, label: string, frames: number): { sessio
       const match = /^(flint_(?:session_closes_total|updates_refused_total|doc_updates_total|updates_set_aside_total)\S*) (\d+)$/.exec(line);
       if (match) outcomes.set(match[1]!, Number(match[2]));
     }
+    alice.destroy();
+    bob.destroy();
+    h.gateway.shutdown();
+    h.flush();
+    store.close();
     return { sessions, outcomes };
   }
 }
