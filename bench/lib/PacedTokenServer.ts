@@ -27,8 +27,9 @@ export interface PacedScript {
   /**
    * Stream `markedTokenText` instead of `tokenText`, and record when each line's marker was
    * written to the socket (`StreamRecord.markerSentAt`): token-to-screen lag for B5. Paced only.
+   * `'token'`: `tokenMarkedText`, a marker in every token (B10's lag per token).
    */
-  markers?: boolean;
+  markers?: boolean | 'token';
 }
 
 export interface StreamRecord {
@@ -109,6 +110,24 @@ export function markedTokenText(count: number): { tokens: string[]; markerAt: In
   return { tokens, markerAt, markers };
 }
 
+/**
+ * Every token its own marker, eight to a comment line (`// @000000 @000001 … @000007`): a page
+ * can tell when each token reached it, and the server when it wrote it (marker i is token i).
+ * Each line is unlike any line of ordinary code, so a rewrite made of them shares nothing with
+ * the original: the stream-diff cannot align it before it has seen enough (B10).
+ */
+export function tokenMarkedText(count: number): { tokens: string[]; markerAt: Int32Array; markers: number } {
+  const perLine = 8;
+  const tokens: string[] = new Array(count);
+  const markerAt = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const column = i % perLine;
+    tokens[i] = `${column === 0 ? markerComment(i) : ` @${String(i).padStart(6, '0')}`}${column === perLine - 1 ? '\n' : ''}`;
+    markerAt[i] = i;
+  }
+  return { tokens, markerAt, markers: count };
+}
+
 export class PacedTokenServer {
   private script: PacedScript = { tokens: 1000, tokensPerSecond: 1000 };
   private readonly wires = new Map<string, Wire>();
@@ -140,11 +159,11 @@ export class PacedTokenServer {
     for (const includeUsage of [false, true]) this.wireFor(script.tokens, includeUsage, script.markers ?? false);
   }
 
-  private wireFor(tokens: number, includeUsage: boolean, markers: boolean): Wire {
+  private wireFor(tokens: number, includeUsage: boolean, markers: boolean | 'token'): Wire {
     const key = `${tokens}:${includeUsage}:${markers}`;
     let wire = this.wires.get(key);
     if (wire) return wire;
-    const marked = markers ? markedTokenText(tokens) : null;
+    const marked = markers === 'token' ? tokenMarkedText(tokens) : markers ? markedTokenText(tokens) : null;
     const events = chatCompletionWire({ text: '', chunks: marked?.tokens ?? tokenText(tokens) }, 'bench-model', includeUsage);
     const sse = events.map((e) => `data: ${typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload)}\n\n`);
     const firstText = events.findIndex((e) => e.isText);
