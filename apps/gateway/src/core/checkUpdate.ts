@@ -198,6 +198,13 @@ class UpdatePlacer {
     if (place !== 'gc') {
       const failure = this.fits(item, place);
       if (failure) return failure;
+      // Part of it is known already: Yjs integrates the rest after the client's own previous
+      // clock, wherever that is, so it must be in the same type (and key).
+      const known = this.known(item.id.client);
+      if (item.id.clock < known) {
+        const before = this.placeOf(Y.createID(item.id.client, known - 1));
+        if (before === 'gc' || before.root !== place.root || before.sub !== place.sub) return refuse('invalid', 'a resent item whose new part continues another type');
+      }
       if (place.sub === null) this.noteText(item, place.root);
     }
     return this.record(item, place);

@@ -148,6 +148,31 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     honestStillWork();
   });
 
+  it('[P4a] a resent item whose new part would continue the sender\'s entry in another type is refused', () => {
+    const { h, ws, editor, fileId, serverText, honestStillWork, raw } = room();
+    const server = h.gateway.document(ws.workspaceId, fileId)!;
+    const pair = raw(editor.token);
+    // The sender's clock 0 is a hunk record (a review)...
+    const restoreAt = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(server.getText(FILE_TEXT_KEY), 0));
+    const review = peerEdit(server, (d) => {
+      d.clientID = 4242;
+      d.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: '', restoreAt, status: 'accepted', seq: 0 });
+    });
+    pair.client.send(updateFrame(fileId, review));
+    h.flush();
+    expect(pair.isClosed).toBe(false);
+    // ...then text claiming clocks 0-2: Yjs would put clocks 1-2 after the map entry, in the map.
+    const text = Y.decodeUpdate(peerEdit(server, (d) => d.getText(FILE_TEXT_KEY).insert(d.getText(FILE_TEXT_KEY).length, 'abc')));
+    const item = text.structs[0] as Y.Item;
+    item.id = Y.createID(4242, 0);
+    const before = serverText();
+    pair.client.send(updateFrame(fileId, encodeDecodedUpdate(text)));
+    h.flush();
+    expect(pair.closeCode).toBe(CloseCode.MalformedFrame);
+    expect(serverText()).toBe(before);
+    honestStillWork();
+  });
+
   it('[P4] a well-formed hunk record from a reviewer is accepted', () => {
     const { h, editor, fileId, honestStillWork, raw, ws } = room();
     const server = h.gateway.document(ws.workspaceId, fileId)!;
