@@ -19,8 +19,8 @@ export interface Origin {
 }
 
 /**
- * Incremental affine-gap alignment of the pending new text (rows) against a bounded window of
- * the original that starts at the committed cursor (columns). Each cell keeps the cheapest cost
+ * Incremental affine-gap alignment of new text (rows: a changed line, [D5]) against a bounded
+ * window of the original that starts at the committed cursor (columns: the line it pairs with). Each cell keeps the cheapest cost
  * of ending in each state: KEEP comes diagonally and needs equal code points, INS comes from the
  * cell above, DEL from the cell to the left; changing state opens a gap (C_GAP plus a junction
  * price where a gap meets kept text). DEL→INS is only allowed at the origin, so a changed region
@@ -34,7 +34,7 @@ export class Aligner {
   traced = 0;
   private origin: Origin = { offset: 0, state: KEEP, prevChar: LF, blankLine: true };
   private stale = true;
-  /** [D18] Columns the window may have now: `cap`, or less inside an insert run. */
+  /** Columns the window may have now: `cap`, or less (the rest of one original line). */
   private limit: number;
   private cols = 0;
   private rowCount = 0;
@@ -65,7 +65,7 @@ export class Aligner {
     return this.origin;
   }
 
-  /** Moves the origin; rows are rebuilt lazily by the next `extend`. `limit` ≤ cap: see [D18]. */
+  /** Moves the origin; rows are rebuilt lazily by the next `extend`. `limit` ≤ cap. */
   reset(origin: Origin, limit = this.cap): void {
     this.origin = origin;
     this.limit = Math.min(limit, this.cap);
@@ -297,4 +297,21 @@ export class Aligner {
     this.cells += this.cols + 1;
     this.rowCount = r + 1;
   }
+}
+
+/**
+ * The optimal complete alignment of row `n`: its end pays for deleting the `rest` of the original,
+ * or, when `rest` is null (the rest stays, [D19]), its end is free.
+ */
+export function finalPath(al: Aligner, n: number, rest: number | null): number[] {
+  let best = Infinity;
+  let bestKey = -1;
+  for (let j = 0; j <= al.width; j++) {
+    const left = rest === null ? 0 : rest - al.consumed(j);
+    for (let s = KEEP; s <= DEL; s++) {
+      const c = al.costAt(s, j) + (left === 0 ? 0 : left * C_DEL + (s === DEL ? 0 : C_GAP));
+      if (c < best) [best, bestKey] = [c, al.key(n, j, s)];
+    }
+  }
+  return al.trace(bestKey);
 }

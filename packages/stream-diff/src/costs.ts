@@ -5,19 +5,15 @@ export const DEL = 2;
 
 export const LF = 10;
 
-// Costs are in eighths of an inserted character. Deleting is cheap per character so that a long
-// verbatim run further ahead can pay for skipping what lies between (a deleted block); opening
-// a gap is dear so that scattered coincidences of a few characters are not kept; junctions price
-// where a gap starts or ends, so that whole lines, then whole words, are kept or replaced.
+// Costs of a character edit inside a changed line ([D5]), in eighths of an inserted character.
+// Opening a gap is dear so that scattered coincidences of a few characters are not kept;
+// junctions price where a gap starts or ends, so that whole words are kept or replaced.
 export const C_INS = 8;
 export const C_DEL = 2;
 export const C_GAP = 40;
 const J_WORD = 8;
 const J_MID = 32;
 const J_INDENT = 64;
-
-/** Near-optimal alternatives within this cost of the optimum keep a decision open. */
-export const BEAM = 256;
 
 export const isBlank = (c: number): boolean => c === 32 || c === 9;
 

@@ -52,3 +52,46 @@ export function lineDiffCost(a: string, b: string): number {
   }
   return a.length + b.length - 2 * prev[y.length]!;
 }
+
+/** A stretch of ops between two line starts ([D22]): the original and new text it spans, and what it costs. */
+export interface LineRegion {
+  readonly original: string;
+  readonly text: string;
+  readonly cost: number;
+}
+
+/**
+ * Cuts `ops` at every point where the cursor stands at a line start (or the end) of `original`
+ * and the text written so far is empty, ends with a line break, or is all of it ([D22]).
+ */
+export function lineRegions(original: string, ops: readonly DiffOp[]): LineRegion[] {
+  const regions: LineRegion[] = [];
+  const total = ops.reduce((n, op) => n + (op.type === 'insert' ? op.text.length : op.type === 'keep' ? op.length : 0), 0);
+  let [from, cursor, text, cost, written] = [0, 0, '', 0, 0];
+  let last = 10; // the last code unit written; a line break before anything is written
+  const cut = (): void => {
+    const lineStart = cursor === 0 || cursor === original.length || original.charCodeAt(cursor - 1) === 10;
+    const lineEnd = last === 10 || written === total;
+    if (!lineStart || !lineEnd || (cursor === from && text === '')) return;
+    regions.push({ original: original.slice(from, cursor), text, cost });
+    [from, text, cost] = [cursor, '', 0];
+  };
+  for (const op of ops) {
+    // Unit by unit: a region may end inside an op (a keep or insert of several lines).
+    const units = op.type === 'insert' ? op.text.length : op.length;
+    for (let k = 0; k < units; k++) {
+      if (op.type === 'insert') {
+        [text, last, cost, written] = [text + op.text[k]!, op.text.charCodeAt(k), cost + 1, written + 1];
+      } else if (op.type === 'keep') {
+        [text, last, written] = [text + original[cursor]!, original.charCodeAt(cursor), written + 1];
+        cursor++;
+      } else {
+        cursor++;
+        cost++;
+      }
+      cut();
+    }
+  }
+  if (cursor > from || text !== '') regions.push({ original: original.slice(from, cursor), text, cost });
+  return regions;
+}

@@ -1,8 +1,11 @@
-import { Aligner, type Origin } from './align';
-import { commonPrefix, finalPath } from './converge';
-import { BEAM, DEL, INS, KEEP, LF } from './costs';
+import type { Origin } from './align';
+import { LF } from './costs';
+import { LinePair, lineStart } from './linePair';
+import { LineLedger, SOLID_LINE } from './lineLedger';
+import { DELETE_LINE, INSERT_LINE, KEEP_LINE, LineAlignment, OriginalLines, PAIR_LINE, solidOf, type LineStep, type NewLine, type OriginalLine } from './lines';
 import { OpSink, type DiffOp } from './ops';
-import { afterLines, extendRun, findRepeat, lineBefore, repeatsLine, startRun, type RepeatRule, type Run } from './verbatim';
+import { findJump, resyncRule } from './resync';
+import { afterLines, extendRun, startRun, type Run } from './verbatim';
 
 export { applyOps, type DiffOp } from './ops';
 
@@ -18,21 +21,21 @@ export interface StreamingDiffOptions {
 
 /** Deterministic work counters, for tests and profiling (never wall-clock time). */
 export interface StreamingDiffStats {
-  /** Alignment cells computed: one per (pending code point + 1) × (window code point + 1). */
+  /** Character alignment cells: one per (code point + 1) × (original code point + 1) of a line pair. */
   readonly cells: number;
-  /** Code points compared, or code units searched, outside the alignment (verbatim matching). */
+  /** Line alignment cells: one per (pending line + 1) × (window line + 1) ([D20]). */
+  readonly lineCells: number;
+  /** Code points compared, or code units searched, outside the alignments (verbatim matching, line similarity). */
   readonly compared: number;
   /** Traceback steps taken while deciding what to commit. */
   readonly traced: number;
 }
 
-/** [D18] Whole lines inserted in a row, with nothing of the original kept, that narrow the window to 2P. */
-const NARROW_AFTER_LINES = 2;
-/** [D18] An insert run this many lookaheads long (4L lines) narrows the window again, to P/2. */
-const LONG_RUN_LOOKAHEADS = 4;
+/** [D20] Near-optimal line diffs within this many code units of the cheapest keep a decision open. */
+const LINE_BEAM = 128;
 
-// Evidence for a jump past the window; never more than half of what pending text can hold.
-const resyncRule = (maxPending: number): RepeatRule => ({ lines: maxPending >= 256 ? 4 : 2, solid: Math.min(160, maxPending >> 1), reach: 1 << 16 });
+/** A line of new text longer than the pending bound, partly committed ([D9]). */
+type Partial = { readonly mode: 'insert'; readonly written: string } | { readonly mode: 'pair'; readonly origin: Origin; readonly end: number };
 
 /**
  * Incremental, forward-only diff of a streamed rewrite against a known original.
@@ -44,8 +47,10 @@ const resyncRule = (maxPending: number): RepeatRule => ({ lines: maxPending >= 2
  * {@link DiffOp} for the cursor semantics): `applyOps(original, allOps)` is the final new text,
  * and `applyOps(original, opsSoFar)` is what an editor should show mid-stream.
  *
- * Ops are committed a line at a time, once every near-optimal alignment agrees on them, with at
- * most `lookaheadLines` lines / `maxPending` code points held back (SPEC.md [D6]–[D9]).
+ * Lines are committed at line breaks, once every near-optimal line diff of the pending text
+ * agrees on them, with at most `lookaheadLines` lines / `maxPending` code points held back
+ * (SPEC.md [D6]–[D9], [D20]); a changed line is written as its character edit when that is
+ * smaller than replacing it. Where the chunks fall does not matter ([D21]).
  *
  * @example
  * const original = 'let a = 1;\nlet b = 2;\n';
@@ -57,19 +62,26 @@ const resyncRule = (maxPending: number): RepeatRule => ({ lines: maxPending >= 2
  * // applyOps(original, allOpsAbove) === 'let a = 1;\nlet b = 3;\n'
  */
 export class StreamingDiff {
-  private readonly aligner: Aligner;
+  private readonly pair: LinePair;
+  private readonly lines: OriginalLines;
   private readonly maxPending: number;
   private readonly lookaheadLines: number;
+  private readonly windowSize: number;
   /** New text received but not committed, as code points. */
   private readonly pending: number[] = [];
+  /** The complete lines at the head of `pending`. */
+  private news: NewLine[] = [];
+  private nextLineId = 0;
   /** A high surrogate that ended the last chunk, waiting for its pair. */
   private carry = '';
+  /** How far into the original the ops returned so far reach. */
+  private cursor = 0;
   private run: Run = startRun(0);
-  /** Line breaks committed as inserts since the cursor last moved in the original ([D18]). */
-  private insertedLines = 0;
+  private partial: Partial | null = null;
+  private readonly ledger: LineLedger;
   private compared = 0;
+  private lineCells = 0;
   private done = false;
-  private readonly windowSize: number;
 
   constructor(
     private readonly original: string,
@@ -86,11 +98,13 @@ export class StreamingDiff {
       throw new RangeError('lookaheadLines must be a non-negative integer');
     }
     this.windowSize = windowSize;
-    this.aligner = new Aligner(original, windowSize);
+    this.pair = new LinePair(original, windowSize);
+    this.lines = new OriginalLines(original);
+    this.ledger = new LineLedger(this.lookaheadLines + 2);
   }
 
   get stats(): StreamingDiffStats {
-    return { cells: this.aligner.cells, compared: this.compared, traced: this.aligner.traced };
+    return { cells: this.pair.cells, lineCells: this.lineCells, compared: this.compared + this.ledger.compared + this.lines.scanned, traced: this.pair.traced };
   }
 
   /** Adds the next piece of new text; returns the ops that became final (possibly none). */
@@ -104,25 +118,21 @@ export class StreamingDiff {
       this.carry = text.slice(-1);
       text = text.slice(0, -1);
     }
-    if (this.pending.length === 0 && this.aligner.at.offset === this.original.length) {
-      // Nothing of the original is left to align against, so new text can only be an insert:
-      // commit it at once instead of a line at a time (writing into an empty region, or past
-      // the end of the rewritten one).
-      if (text) sink.insert(text);
-      return sink.take();
-    }
-    let fed = 0;
     for (let off = 0; off < text.length; ) {
+      if (this.pending.length === 0 && this.partial === null && this.cursor === this.original.length) {
+        // Nothing of the original is left to align against, so new text can only be an insert:
+        // commit it at once instead of a line at a time ([D17]).
+        sink.insert(text.slice(off));
+        break;
+      }
       const cp = text.codePointAt(off)!;
       off += cp > 0xffff ? 2 : 1;
       this.pending.push(cp);
-      // Settling every P code points bounds the matrix, and so one settle's work, for any chunk.
-      if (++fed === this.maxPending) {
-        this.settle(sink);
-        fed = 0;
-      }
+      // [D21] Decisions are taken at points of the text, never of the chunking: at each line
+      // break, and whenever the pending text outgrows its bound.
+      if (cp === LF) this.decide(sink, true);
+      else if (this.pending.length > this.maxPending) this.decide(sink, false);
     }
-    if (fed > 0) this.settle(sink);
     return sink.take();
   }
 
@@ -137,12 +147,35 @@ export class StreamingDiff {
     const sink = new OpSink();
     if (this.carry) this.pending.push(this.carry.charCodeAt(0));
     this.carry = '';
+    const keepRest = options.keepRest === true;
+    if (this.partial) this.endPartial(sink, this.pending.length, keepRest);
     this.fastForward(sink);
-    this.aligner.extend(this.pending);
-    const rest = options.keepRest ? null : this.original.length - this.aligner.at.offset;
-    const path = finalPath(this.aligner, this.pending.length, rest);
-    const end = this.aligner.emit(path, path.length - 1, this.pending, sink);
-    if (rest !== null) sink.delete(this.original.length - end.offset);
+    const tail = this.news.length > 0 ? this.news[this.news.length - 1]!.to : 0;
+    if (!keepRest && tail < this.pending.length) this.addLine(tail, this.pending.length);
+    // [D13] The last lines that repeat the original's last lines are kept, however far past the
+    // window: an ending the model copied is not deleted and written again.
+    const [suffix, from] = keepRest ? [0, this.original.length] : this.sameEnding();
+    const head = this.news.length - suffix;
+    if (head > 0) {
+      const { alignment, window } = this.align(head, from);
+      const end = keepRest ? alignment.bestEnd() : alignment.bestEnd((j) => from - (window[j]?.start ?? this.windowEnd(window)));
+      const steps = alignment.steps(end);
+      while (keepRest && steps.length > 0 && steps[steps.length - 1]!.type === DELETE_LINE) steps.pop();
+      this.commit(steps, window, sink);
+    }
+    if (suffix > 0) {
+      sink.delete(from - this.cursor);
+      sink.keep(this.original.length - from);
+      this.cursor = this.original.length;
+      this.drop(this.pending.length, suffix);
+    }
+    if (keepRest && this.pending.length > 0) {
+      // The line it broke off in: its best alignment with what lies ahead, the rest kept.
+      const first = this.lines.indexAt(this.cursor);
+      const end = this.windowEnd(first < 0 ? [] : this.lines.window(first, this.windowSize));
+      this.cursor = this.pair.finish(lineStart(this.cursor), end, this.pending, sink, true);
+    }
+    if (!keepRest) sink.delete(this.original.length - this.cursor);
     this.pending.length = 0;
     return sink.take();
   }
@@ -151,116 +184,254 @@ export class StreamingDiff {
     if (this.done) throw new Error('StreamingDiff: finish() was already called');
   }
 
-  private moveTo(origin: Origin, rows: number): void {
-    // [D18] A commit that only inserted (the cursor did not move in the original) extends an
-    // insert run; anything that consumed original text ends it.
-    if (origin.offset === this.aligner.at.offset && origin.state === INS) {
-      for (let r = 0; r < rows; r++) if (this.pending[r] === LF) this.insertedLines++;
-    } else {
-      this.insertedLines = 0;
+  /** Everything a decision point does: see push. `lineEnd`: the last code point is a line break. */
+  private decide(sink: OpSink, lineEnd: boolean): void {
+    if (this.partial) {
+      if (lineEnd) this.endPartial(sink, this.pending.length, false);
+      else this.advancePartial(sink);
+      return;
     }
-    this.pending.splice(0, rows);
-    this.aligner.reset(origin, this.runWindow());
-    this.run = startRun(origin.offset);
+    if (lineEnd) this.addLine(this.news.length > 0 ? this.news[this.news.length - 1]!.to : 0, this.pending.length);
+    for (let progress = true; progress; ) {
+      this.fastForward(sink);
+      if (this.news.length === 0) break;
+      progress = this.settle(sink);
+    }
+    if (this.news.length === 0 && this.pending.length > this.maxPending) this.startPartial(sink);
+  }
+
+  private addLine(from: number, to: number): void {
+    const text = String.fromCodePoint(...this.pending.slice(from, to));
+    this.news.push({ id: this.nextLineId++, from, to, text, units: text.length, solid: solidOf(text) });
+  }
+
+  /** How many of the last pending lines repeat the original's last lines, and where they start in it. */
+  private sameEnding(): [number, number] {
+    let [count, from] = [0, this.original.length];
+    for (let i = this.news.length - 1; i >= 0; i--) {
+      const text = this.news[i]!.text;
+      const start = from - text.length;
+      this.compared += text.length;
+      if (start < this.cursor || (start > 0 && this.original.charCodeAt(start - 1) !== LF) || !this.original.startsWith(text, start)) break;
+      [count, from] = [count + 1, start];
+    }
+    return [count, from];
   }
 
   /**
-   * [D18] The window for the insert run so far: W; 2P once 2 whole lines were inserted in a row;
-   * P/2 (at least 16) once 4L were — by then the model is writing a block of its own, and the
-   * original it comes back to is usually at the cursor (or far enough ahead that only [D10]
-   * could find it anyway).
+   * The line diff of the first `count` pending lines (and the unfinished one, while streaming)
+   * against the window ahead of the cursor, up to `limit` in the original.
    */
-  private runWindow(): number {
-    if (this.insertedLines >= Math.max(NARROW_AFTER_LINES + 1, LONG_RUN_LOOKAHEADS * this.lookaheadLines)) return Math.max(16, this.maxPending >> 1);
-    if (this.insertedLines >= NARROW_AFTER_LINES) return 2 * this.maxPending;
-    return this.windowSize;
+  private align(count = this.news.length, limit = this.original.length): { alignment: LineAlignment; window: OriginalLine[] } {
+    const first = this.lines.indexAt(this.cursor);
+    const window = first < 0 ? [] : this.lines.window(first, this.windowSize).filter((w) => w.end <= limit);
+    const news = count === this.news.length ? this.news : this.news.slice(0, count);
+    const end = this.news.length > 0 ? this.news[this.news.length - 1]!.to : 0;
+    const tail = end < this.pending.length && !this.done ? String.fromCodePoint(...this.pending.slice(end)) : null;
+    const texts = new Set(window.map((w) => w.text));
+    const alignment = new LineAlignment(news, window, (i, j) => this.ledger.pairCost(news[i]!, window[j]!, first + j, texts), tail);
+    this.lineCells += alignment.cells;
+    return { alignment, window };
   }
 
-  private settle(sink: OpSink): void {
-    this.fastForward(sink);
-    const p = this.pending;
-    const n = p.length;
-    const lastLine = p.lastIndexOf(LF) + 1;
-    // Only whole lines (or an overlong tail) may commit, so aligning before then is wasted.
-    if (lastLine === 0 && n <= this.maxPending) return;
-    this.aligner.extend(p);
-    const { path, common } = commonPrefix(this.aligner, n, BEAM);
-    const al = this.aligner;
-    const rowAt = (x: number): number => al.row(path[x]!);
-    // The first path index that has consumed new text up to `row`.
-    const reach = (row: number): number => {
-      let x = 0;
-      while (x < path.length - 1 && rowAt(x) < row) x++;
-      return x;
+  private windowEnd(window: readonly OriginalLine[]): number {
+    return window.length > 0 ? window[window.length - 1]!.end : this.cursor;
+  }
+
+  /**
+   * [D6][D9][D20] Commits what every near-optimal line diff of the pending lines agrees on, then,
+   * past the pending bounds, the older half along the cheapest one. Returns whether it committed.
+   */
+  private settle(sink: OpSink): boolean {
+    const { alignment, window } = this.align();
+    const rest = this.ledger.spentPast(window);
+    const best = alignment.bestEnd(rest);
+    const steps = alignment.steps(best);
+    const agreed = this.held(steps, alignment.agreed(best, LINE_BEAM, rest), window);
+    // What stays pending once the first `x` steps are committed.
+    let [lines, units] = [this.news.length, this.pending.length];
+    const take = (x: number): void => {
+      const line = this.news[steps[x]!.i];
+      if (line) [lines, units] = [lines - 1, units - (line.to - line.from)];
     };
-    // An unfinished line is evidence for decisions about it, so those wait for its end.
-    let upto = Math.min(common, reach(lastLine));
-    const from = rowAt(upto);
-    // Past a limit the older half is forced out along the optimal path. Halving, rather than
-    // trimming to the limit, spreads the cost of re-aligning what stays over many code points.
-    let forced = n - from > this.maxPending ? n - (this.maxPending >> 1) : 0;
-    let breaks = 0;
-    let half = 0;
-    for (let r = n - 1; r >= from; r--) {
-      if (p[r] !== LF) continue;
-      if (++breaks === (this.lookaheadLines >> 1) + 1) half = r + 1;
-      if (breaks > this.lookaheadLines) {
-        forced = Math.max(forced, half);
+    for (let x = 0; x < agreed; x++) take(x);
+    let upto = agreed;
+    if (units > this.maxPending || lines > this.lookaheadLines) {
+      // The older half: what stays is at most P/2 code points and L/2 lines.
+      for (let x = upto; x < steps.length && (units > this.maxPending >> 1 || lines > this.lookaheadLines >> 1); x++) {
+        const step = steps[x]!;
+        if (step.i >= this.news.length) break;
+        if (step.i < 0) continue;
+        take(x);
+        upto = x + 1;
+      }
+      if (upto > agreed && this.resync(steps, agreed, upto, window, sink)) return true;
+    }
+    if (upto === 0) return false;
+    this.commit(steps.slice(0, upto), window, sink);
+    return true;
+  }
+
+  /**
+   * How much of the agreed prefix commits now ([D7], [D20]): not a delete with nothing after it,
+   * not an insert of a line the original has further on unless a kept line follows it (the gap
+   * may yet be deleted), and not a line of a few characters on its own (it goes with the next).
+   */
+  private held(steps: readonly LineStep[], agreed: number, window: readonly OriginalLine[]): number {
+    const tail = steps.findIndex((step) => step.i >= this.news.length);
+    if (tail >= 0) agreed = Math.min(agreed, tail);
+    let lastKeep = -1;
+    for (let x = 0; x < agreed; x++) if (steps[x]!.type === KEEP_LINE) lastKeep = x;
+    let upto = agreed;
+    let column = 0;
+    for (let x = 0; x < agreed; x++) {
+      const step = steps[x]!;
+      if (x > lastKeep && (step.type === INSERT_LINE || step.type === PAIR_LINE) && this.aheadAt(this.news[step.i]!, window, column)) {
+        upto = x;
+        break;
+      }
+      if (step.j >= 0) column = step.j + 1;
+    }
+    // An original line is deleted once the new text has gone on for two lines after it: one
+    // line that repeats what follows it may yet be a line moved up, with the deleted one next.
+    for (let x = 0, after = 0; x < upto; x++) {
+      if (steps[x]!.type !== DELETE_LINE) continue;
+      after = 0;
+      for (let y = x + 1; y < upto; y++) if (steps[y]!.i >= 0) after++;
+      if (after < 2) {
+        upto = x;
         break;
       }
     }
-    if (forced > from) {
-      if (this.resync(sink, path, upto, forced, reach)) return;
-      upto = Math.max(upto, reach(forced));
+    while (upto > 0) {
+      const step = steps[upto - 1]!;
+      if (step.type === DELETE_LINE || (step.type !== KEEP_LINE && this.news[step.i]!.solid < SOLID_LINE)) upto--;
+      else break;
     }
-    if (upto === 0) return;
-    this.moveTo(al.emit(path, upto, p, sink), rowAt(upto));
-    this.fastForward(sink);
+    return upto;
+  }
+
+  /** Whether `line` repeats a window line at or after `column` (one the diff could still keep). */
+  private aheadAt(line: NewLine, window: readonly OriginalLine[], column: number): boolean {
+    if (line.solid < SOLID_LINE) return false;
+    for (let j = column; j < window.length; j++) if (window[j]!.text === line.text) return true;
+    return false;
+  }
+
+  /** Writes `steps` (a prefix of a line diff of the pending lines) and drops what they used. */
+  private commit(steps: readonly LineStep[], window: readonly OriginalLine[], sink: OpSink): void {
+    let used = 0;
+    let lines = 0;
+    for (const step of steps) {
+      const old = step.j >= 0 ? window[step.j]! : null;
+      const line = step.i >= 0 ? this.news[step.i]! : null;
+      if (step.type === KEEP_LINE) sink.keep(old!.end - old!.start);
+      else if (step.type === DELETE_LINE) sink.delete(old!.end - old!.start);
+      else if (step.type === INSERT_LINE) sink.insert(line!.text);
+      else this.pair.finish(lineStart(old!.start), old!.end, this.pending.slice(line!.from, line!.to), sink);
+      if (step.type === INSERT_LINE) this.ledger.inserted(line!.text, window);
+      if (old) {
+        this.cursor = old.end;
+        this.ledger.consumed(old.text, step.type !== KEEP_LINE);
+      }
+      if (line) [used, lines] = [line.to, lines + 1];
+    }
+    this.drop(used, lines);
+  }
+
+  /** Removes the first `count` code points (the first `lines` complete lines) from the pending text. */
+  private drop(count: number, lines: number): void {
+    if (count === 0 && lines === 0) return;
+    this.pending.splice(0, count);
+    for (const l of this.news.slice(0, lines)) this.ledger.forget(l.id);
+    this.news = this.news.slice(lines).map((l) => ({ ...l, from: l.from - count, to: l.to - count }));
+    this.run = startRun(this.cursor);
+    this.lines.drop(Math.max(0, this.lines.indexAt(this.cursor)));
+  }
+
+  /** [D10] The jump past a deleted block, if the forced steps `[from, to)` start one: taken, true. */
+  private resync(steps: readonly LineStep[], from: number, to: number, window: readonly OriginalLine[], sink: OpSink): boolean {
+    const columns: number[] = [];
+    for (let x = 0, column = 0; x < steps.length; x++) {
+      columns.push(column);
+      if (steps[x]!.j >= 0) column = steps[x]!.j + 1;
+    }
+    const offsetAt = (x: number): number => window[columns[x]!]?.start ?? this.windowEnd(window);
+    const { jump, work } = findJump({
+      original: this.original,
+      pending: this.pending,
+      news: this.news,
+      steps,
+      from,
+      to,
+      offsetAt,
+      cursor: this.cursor,
+      rule: resyncRule(this.maxPending),
+    });
+    this.compared += work;
+    if (!jump) return false;
+    this.commit(steps.slice(0, jump.start), window, sink);
+    sink.delete(jump.target - this.cursor);
+    this.cursor = jump.target;
+    this.run = startRun(jump.target);
+    return true;
   }
 
   /**
-   * Before forcing out a line the alignment would insert whole, looks for it beyond the window:
-   * a deleted block longer than the window would otherwise turn all that follows into inserts.
-   * On a trustworthy repeat ([D10]) commits the path up to that line, deletes up to the repeat
-   * and returns true.
+   * A line longer than the pending bound ([D9]): its older half is committed against the line at
+   * the cursor — kept where it repeats it (or a line a little further on, the lines between
+   * deleted), aligned where it resembles it, else inserted — and the rest of the line follows it.
    */
-  private resync(sink: OpSink, path: number[], upto: number, forced: number, reach: (row: number) => number): boolean {
-    const p = this.pending;
-    const al = this.aligner;
-    for (let a = al.row(path[upto]!), e = 0, tries = 0; a < forced && tries < 2; a = e) {
-      e = p.indexOf(LF, a) + 1;
-      if (e === 0) return false;
-      if (a === 0 ? al.at.prevChar !== LF : p[a - 1] !== LF) continue;
-      const x = Math.max(upto, reach(a));
-      const at = al.offsetOf(path[x]!);
-      const solid = p.slice(a, e).filter((c) => c > 32).length;
-      if (al.offsetOf(path[reach(e)]!) !== at || solid < 8) continue;
-      tries++;
-      const found = findRepeat(this.original, p, a, e, at, resyncRule(this.maxPending));
-      this.compared += found.work;
-      if (found.at < 0) continue;
-      // The repeat may begin a line or more earlier: a line the alignment did not insert whole
-      // (it kept the indentation and keyword it shares with the deleted text) is taken back
-      // when it repeats the original line before the one found.
-      let [start, to] = [a, found.at];
-      for (const first = al.row(path[upto]!); start > first; ) {
-        let from = start - 1;
-        while (from > first && p[from - 1] !== LF) from--;
-        const lineStart = from === 0 ? al.at.prevChar === LF : p[from - 1] === LF;
-        const back = lineStart ? lineBefore(this.original, to) : -1;
-        if (back < 0 || al.offsetOf(path[Math.max(upto, reach(from))]!) > back) break;
-        this.compared += start - from;
-        if (!repeatsLine(this.original, p, from, start, back, to)) break;
-        [start, to] = [from, back];
-      }
-      const origin = al.emit(path, Math.max(upto, reach(start)), p, sink);
-      sink.delete(to - origin.offset);
-      const state = to > origin.offset ? DEL : origin.state;
-      this.moveTo({ offset: to, state, prevChar: LF, blankLine: true }, start);
-      this.fastForward(sink);
-      return true;
+  private startPartial(sink: OpSink): void {
+    const rows = this.pending.length - (this.maxPending >> 1);
+    const { alignment, window } = this.align();
+    const text = String.fromCodePoint(...this.pending);
+    this.compared += text.length;
+    // The line at the cursor, repeated so far, is kept ([D8]); else the line diff decides.
+    const steps = window[0]?.text.startsWith(text) ? [{ type: KEEP_LINE, i: 0, j: 0 }] : alignment.steps(alignment.bestEnd(this.ledger.spentPast(window)));
+    const line = steps.find((step) => step.i >= 0);
+    if (line?.type === KEEP_LINE) {
+      const old = window[line.j]!;
+      sink.delete(old.start - this.cursor);
+      for (const step of steps) if (step.type === DELETE_LINE) this.ledger.consumed(window[step.j]!.text, true);
+      this.cursor = old.start;
+      this.partial = { mode: 'pair', origin: lineStart(old.start), end: old.end };
+    } else {
+      const head = window[0];
+      const alike = head && this.ledger.alike(text, head.text, true);
+      this.partial = alike ? { mode: 'pair', origin: lineStart(head.start), end: head.end } : { mode: 'insert', written: '' };
     }
-    return false;
+    this.advancePartial(sink, rows);
+  }
+
+  private advancePartial(sink: OpSink, rows = this.pending.length - (this.maxPending >> 1)): void {
+    const part = this.partial!;
+    if (part.mode === 'insert') {
+      const text = String.fromCodePoint(...this.pending.slice(0, rows));
+      sink.insert(text);
+      this.partial = { mode: 'insert', written: part.written + text };
+      this.pending.splice(0, rows);
+      return;
+    }
+    const origin = this.pair.advance(part.origin, part.end, this.pending, rows, sink);
+    this.cursor = origin.offset;
+    this.partial = { ...part, origin };
+    this.pending.splice(0, rows);
+  }
+
+  /** The line in progress ends: the rest of it (its first `rows` code points) is committed. */
+  private endPartial(sink: OpSink, rows: number, free: boolean): void {
+    const part = this.partial!;
+    const cps = this.pending.slice(0, rows);
+    if (part.mode === 'insert') {
+      const rest = String.fromCodePoint(...cps);
+      sink.insert(rest);
+      const first = this.lines.indexAt(this.cursor);
+      this.ledger.insertedLong(part.written + rest, first < 0 ? [] : this.lines.window(first, this.windowSize));
+    } else this.cursor = this.pair.finish(part.origin, part.end, cps, sink, free);
+    this.pending.splice(0, rows);
+    this.partial = null;
+    this.run = startRun(this.cursor);
   }
 
   /**
@@ -271,11 +442,13 @@ export class StreamingDiff {
     const run = this.run;
     this.compared += extendRun(this.original, this.pending, run);
     if (run.lineK === 0) return;
-    const base = this.aligner.at.offset;
-    sink.keep(run.lineOff - base);
-    this.pending.splice(0, run.lineK);
-    this.insertedLines = 0;
-    this.aligner.reset({ offset: run.lineOff, state: KEEP, prevChar: LF, blankLine: true });
+    sink.keep(run.lineOff - this.cursor);
+    this.cursor = run.lineOff;
+    const lines = this.news.filter((l) => l.to <= run.lineK).length;
+    for (const l of this.news.slice(0, lines)) this.ledger.forget(l.id);
+    const count = run.lineK;
+    this.pending.splice(0, count);
+    this.news = this.news.slice(lines).map((l) => ({ ...l, from: l.from - count, to: l.to - count }));
     this.run = afterLines(run);
   }
 }

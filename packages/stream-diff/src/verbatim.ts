@@ -50,7 +50,9 @@ export interface RepeatRule {
 /**
  * Looks for the line `p[a..e)` at a line start of `original` within `rule.reach` code units
  * after `from`, such that the pending text from `a` repeats the original there for at least
- * `rule.lines` line breaks and `rule.solid` code points above U+0020. Tries at most 8 places.
+ * `rule.lines` line breaks and `rule.solid` code points above U+0020, or to its end with that
+ * many code points above U+0020, 8 of them past a line break, no further from `from` than 4
+ * times its length. Tries at most 8 places.
  * Returns the offset or -1, and an upper bound of the code units scanned or compared.
  */
 export function findRepeat(
@@ -70,15 +72,23 @@ export function findRepeat(
     if (q > 0 && original.charCodeAt(q - 1) !== LF) continue;
     let lines = 0;
     let solid = 0;
-    for (let k = a, off = q; k < p.length && off < original.length; k++) {
+    let next = 0;
+    let k = a;
+    for (let off = q; k < p.length && off < original.length; k++) {
       const cp = original.codePointAt(off)!;
       work++;
       if (cp !== p[k]) break;
       off += cp > 0xffff ? 2 : 1;
       if (cp === LF) lines++;
-      else if (cp > 32) solid++;
+      else if (cp > 32) {
+        solid++;
+        if (lines > 0) next++;
+      }
       if (lines >= rule.lines && solid >= rule.solid) return { at: q, work };
     }
+    // Lines longer than the pending text holds: all of it repeating, into a second line, counts
+    // too — for a jump of at most 4 times what repeats (a block moved up fills it as well).
+    if (k === p.length && solid >= rule.solid && next >= 8 && q - from <= 6 * (k - a)) return { at: q, work };
   }
   return { at: -1, work };
 }
