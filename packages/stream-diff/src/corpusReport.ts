@@ -65,9 +65,13 @@ function row(label: string, samples: Sample[]): string {
   const quartet = (xs: number[]): string => [0.5, 0.9, 0.99, 1].map((q) => fmt(rank(xs, q))).join(' | ');
   const over = samples.filter((s) => s.vsLines > 1).length;
   const byEdit = new Map<string, Set<number>>();
-  for (const s of samples) byEdit.set(s.edit.name, (byEdit.get(s.edit.name) ?? new Set()).add(s.cost));
+  for (const s of samples) {
+    const key = `${s.edit.name}\n${s.setting}`;
+    byEdit.set(key, (byEdit.get(key) ?? new Set()).add(s.cost));
+  }
   const varying = [...byEdit.values()].filter((costs) => costs.size > 1).length;
-  return `| ${label} | ${quartet(c)} | ${quartet(l)} | ${over} of ${samples.length} | ${varying} |`;
+  const overEdits = new Set(samples.filter((s) => s.vsLines > 1).map((s) => `${s.edit.name}\n${s.setting}`)).size;
+  return `| ${label} | ${quartet(c)} | ${quartet(l)} | ${over} of ${samples.length} (${overEdits} edit${overEdits === 1 ? '' : 's'}) | ${varying} of ${byEdit.size} |`;
 }
 
 export function report(samples: Sample[]): string {

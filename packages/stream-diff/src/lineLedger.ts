@@ -2,6 +2,8 @@
 // written elsewhere, the lines just replaced, and how alike pending and original lines are.
 import { lcsLength, solidOf, type NewLine, type OriginalLine } from './lines';
 
+const indentOf = (text: string): number => text.length - text.trimStart().length;
+
 /** A line with fewer code points above U+0020 says too little to be matched on its own. */
 export const SOLID_LINE = 8;
 
@@ -38,8 +40,8 @@ export class LineLedger {
     let known = this.common.get(line.id);
     if (!known) this.common.set(line.id, (known = new Map()));
     let common = known.get(index);
-    if (common === undefined) known.set(index, (common = this.lcs(old.text, line.text)));
-    if (2 * common <= Math.max(line.units, old.text.length)) return NEVER;
+    if (common === undefined) known.set(index, (common = this.likeness(line.text, old.text)));
+    if (common < 0) return NEVER;
     return line.units + old.text.length - 2 * common;
   }
 
@@ -48,8 +50,19 @@ export class LineLedger {
    * the start of a line, compared with as much of `old`.
    */
   alike(text: string, old: string, start = false): boolean {
-    const part = start ? old.slice(0, text.length + SOLID_LINE) : old;
-    return !this.spent.has(old) && 2 * this.lcs(part, text) > Math.max(text.length, part.length);
+    return !this.spent.has(old) && this.likeness(text, start ? old.slice(0, text.length + SOLID_LINE) : old) >= 0;
+  }
+
+  /**
+   * Code units two lines have in common (a common subsequence of their indentations, then of the
+   * rest), or -1 when the rest has no more than half of the longer one in common: indentation
+   * alone does not make two lines one changed line.
+   */
+  private likeness(a: string, b: string): number {
+    const [ia, ib] = [indentOf(a), indentOf(b)];
+    const rest = this.lcs(a.slice(ia), b.slice(ib));
+    if (2 * rest <= Math.max(a.length - ia, b.length - ib)) return -1;
+    return rest + (ia > 0 && ib > 0 ? this.lcs(a.slice(0, ia), b.slice(0, ib)) : 0);
   }
 
   /** A whole line was inserted: the window line it repeats is spent. */

@@ -96,14 +96,17 @@ describe('StreamingDiff — rules', () => {
     expect(new StreamingDiff('abc').push('')).toEqual([]);
   });
 
-  it('[D6][D14] an unfinished line commits nothing; its line break commits it', () => {
+  it('[D6][D14][D20] an unfinished line commits nothing; the line break that shows where the original resumes commits it', () => {
     // (An empty original is the [D17] fast path instead: nothing there to align against.)
-    const diff = new StreamingDiff('zz\n');
+    const original = 'zz\nkeep();\n';
+    const diff = new StreamingDiff(original);
     expect(diff.push('const a')).toEqual([]);
-    const ops = diff.push(' = 1;\nconst');
-    expect(ops.length).toBeGreaterThan(0);
+    // A new line alone may still be the start of a block the original has further on ([D10]).
+    expect(diff.push(' = 1;\nkeep')).toEqual([]);
+    const ops = diff.push('();\n');
     // The line is committed whole ([D20]); deleting "zz" waits for text past it ([D7]).
-    expect(applyOps('zz\n', ops)).toBe('const a = 1;\nzz\n');
+    expect(ops).toEqual([{ type: 'insert', text: 'const a = 1;\n' }]);
+    expect(applyOps(original, [...ops, ...diff.finish()])).toBe('const a = 1;\nkeep();\n');
   });
 
   it('[D7] a deleted line is not deleted while the new text could still match it', () => {
@@ -220,6 +223,17 @@ describe('StreamingDiff — rules', () => {
     expect(last[last.length - 1]).toEqual({ type: 'delete', length: original.length });
     expect(() => diff.finish()).toThrow();
     expect(() => diff.push('x')).toThrow();
+  });
+
+  it('[D13] the last lines that repeat the original\'s last lines are kept, however far past the window', () => {
+    const body = Array.from({ length: 40 }, (_, i) => line(i)).join('');
+    const original = `function old() {\n${body}}\nexport default old;`;
+    const text = 'function fresh() {\n  return 1;\n}\nexport default old;';
+    const ops = streamAll(original, text, [text], { windowSize: 64, maxPending: 32 });
+    expect(applyOps(original, ops)).toBe(text);
+    const last = ops[ops.length - 1]!;
+    expect(last.type === 'keep' && last.length >= 'export default old;'.length).toBe(true);
+    expect(count(ops, 'insert')).toBeLessThan(text.length - 'export default old;'.length);
   });
 
   it('[D14] CRLF text is handled like LF text', () => {

@@ -247,7 +247,7 @@ export class StreamingDiff {
     const rest = this.ledger.spentPast(window);
     const best = alignment.bestEnd(rest);
     const steps = alignment.steps(best);
-    const agreed = this.held(steps, alignment.agreed(best, LINE_BEAM, rest), window);
+    const agreed = this.held(steps, alignment.agreed(best, LINE_BEAM, rest));
     // What stays pending once the first `x` steps are committed.
     let [lines, units] = [this.news.length, this.pending.length];
     const take = (x: number): void => {
@@ -273,49 +273,25 @@ export class StreamingDiff {
   }
 
   /**
-   * How much of the agreed prefix commits now ([D7], [D20]): not a delete with nothing after it,
-   * not an insert of a line the original has further on unless a kept line follows it (the gap
-   * may yet be deleted), and not a line of a few characters on its own (it goes with the next).
+   * How much of the agreed prefix commits now ([D7], [D20]): a line inserted or paired once the
+   * cheapest line diff keeps a pending line after it, showing where the original resumes (until
+   * then it may be the start of a block the original has further on, past the window: [D10]);
+   * an original line deleted once the new text goes on for two lines after it (one line that
+   * repeats what follows it may be a line moved up, the deleted one coming next).
    */
-  private held(steps: readonly LineStep[], agreed: number, window: readonly OriginalLine[]): number {
+  private held(steps: readonly LineStep[], agreed: number): number {
     const tail = steps.findIndex((step) => step.i >= this.news.length);
     if (tail >= 0) agreed = Math.min(agreed, tail);
     let lastKeep = -1;
-    for (let x = 0; x < agreed; x++) if (steps[x]!.type === KEEP_LINE) lastKeep = x;
+    for (let x = 0; x < steps.length; x++) if (steps[x]!.type === KEEP_LINE && steps[x]!.i < this.news.length) lastKeep = x;
     let upto = agreed;
-    let column = 0;
-    for (let x = 0; x < agreed; x++) {
-      const step = steps[x]!;
-      if (x > lastKeep && (step.type === INSERT_LINE || step.type === PAIR_LINE) && this.aheadAt(this.news[step.i]!, window, column)) {
-        upto = x;
-        break;
-      }
-      if (step.j >= 0) column = step.j + 1;
+    for (let x = 0; x < agreed && upto === agreed; x++) {
+      const type = steps[x]!.type;
+      if ((type === INSERT_LINE || type === PAIR_LINE) && x > lastKeep) upto = x;
+      if (type === DELETE_LINE && steps.slice(x + 1, agreed).filter((step) => step.i >= 0).length < 2) upto = x;
     }
-    // An original line is deleted once the new text has gone on for two lines after it: one
-    // line that repeats what follows it may yet be a line moved up, with the deleted one next.
-    for (let x = 0, after = 0; x < upto; x++) {
-      if (steps[x]!.type !== DELETE_LINE) continue;
-      after = 0;
-      for (let y = x + 1; y < upto; y++) if (steps[y]!.i >= 0) after++;
-      if (after < 2) {
-        upto = x;
-        break;
-      }
-    }
-    while (upto > 0) {
-      const step = steps[upto - 1]!;
-      if (step.type === DELETE_LINE || (step.type !== KEEP_LINE && this.news[step.i]!.solid < SOLID_LINE)) upto--;
-      else break;
-    }
+    while (upto > 0 && steps[upto - 1]!.type === DELETE_LINE) upto--;
     return upto;
-  }
-
-  /** Whether `line` repeats a window line at or after `column` (one the diff could still keep). */
-  private aheadAt(line: NewLine, window: readonly OriginalLine[], column: number): boolean {
-    if (line.solid < SOLID_LINE) return false;
-    for (let j = column; j < window.length; j++) if (window[j]!.text === line.text) return true;
-    return false;
   }
 
   /** Writes `steps` (a prefix of a line diff of the pending lines) and drops what they used. */
