@@ -96,17 +96,25 @@ describe('StreamingDiff — rules', () => {
     expect(new StreamingDiff('abc').push('')).toEqual([]);
   });
 
-  it('[D6][D14][D20] an unfinished line commits nothing; the line break that shows where the original resumes commits it', () => {
+  it('[D6][D14] an unfinished line commits nothing; its line break commits it', () => {
     // (An empty original is the [D17] fast path instead: nothing there to align against.)
-    const original = 'zz\nkeep();\n';
-    const diff = new StreamingDiff(original);
+    const diff = new StreamingDiff('zz\n');
     expect(diff.push('const a')).toEqual([]);
-    // A new line alone may still be the start of a block the original has further on ([D10]).
-    expect(diff.push(' = 1;\nkeep')).toEqual([]);
-    const ops = diff.push('();\n');
+    const ops = diff.push(' = 1;\nconst');
     // The line is committed whole ([D20]); deleting "zz" waits for text past it ([D7]).
     expect(ops).toEqual([{ type: 'insert', text: 'const a = 1;\n' }]);
-    expect(applyOps(original, [...ops, ...diff.finish()])).toBe('const a = 1;\nkeep();\n');
+  });
+
+  it('[D10][D20] a new line waits while the original goes on past the window, until a kept line shows where it resumes', () => {
+    const body = Array.from({ length: 20 }, (_, i) => line(i)).join('');
+    const original = `zz\n${body}`;
+    const diff = new StreamingDiff(original, { windowSize: 128, maxPending: 64 });
+    // The new line may be the first of a block the original holds past the window ([D10]).
+    expect(diff.push('const a = 1;\n')).toEqual([]);
+    const first = diff.push(line(0));
+    expect(first).toEqual([{ type: 'insert', text: 'const a = 1;\n' }]);
+    const all = [...first, ...diff.push(line(1) + line(2)), ...diff.finish()];
+    expect(applyOps(original, all)).toBe(`const a = 1;\n${line(0)}${line(1)}${line(2)}`);
   });
 
   it('[D7] a deleted line is not deleted while the new text could still match it', () => {

@@ -247,7 +247,7 @@ export class StreamingDiff {
     const rest = this.ledger.spentPast(window);
     const best = alignment.bestEnd(rest);
     const steps = alignment.steps(best);
-    const agreed = this.held(steps, alignment.agreed(best, LINE_BEAM, rest));
+    const agreed = this.held(steps, alignment.agreed(best, LINE_BEAM, rest), window);
     // What stays pending once the first `x` steps are committed.
     let [lines, units] = [this.news.length, this.pending.length];
     const take = (x: number): void => {
@@ -275,23 +275,36 @@ export class StreamingDiff {
   /**
    * How much of the agreed prefix commits now ([D7], [D20]): a line inserted or paired once the
    * cheapest line diff keeps a pending line after it, showing where the original resumes (until
-   * then it may be the start of a block the original has further on, past the window: [D10]);
+   * then it may be the start of a block the original has further on, past the window, [D10], or
+   * a line moved up from further on) — at once where the window reaches the end of the original
+   * and holds no copy of it;
    * an original line deleted once the new text goes on for two lines after it (one line that
    * repeats what follows it may be a line moved up, the deleted one coming next).
    */
-  private held(steps: readonly LineStep[], agreed: number): number {
+  private held(steps: readonly LineStep[], agreed: number, window: readonly OriginalLine[]): number {
     const tail = steps.findIndex((step) => step.i >= this.news.length);
     if (tail >= 0) agreed = Math.min(agreed, tail);
     let lastKeep = -1;
     for (let x = 0; x < steps.length; x++) if (steps[x]!.type === KEEP_LINE && steps[x]!.i < this.news.length) lastKeep = x;
+    // A window that reaches the end of the original leaves no block further on to find, but a
+    // line it repeats further on may still be one moved up.
+    const whole = this.windowEnd(window) === this.original.length;
     let upto = agreed;
-    for (let x = 0; x < agreed && upto === agreed; x++) {
-      const type = steps[x]!.type;
-      if ((type === INSERT_LINE || type === PAIR_LINE) && x > lastKeep) upto = x;
-      if (type === DELETE_LINE && steps.slice(x + 1, agreed).filter((step) => step.i >= 0).length < 2) upto = x;
+    for (let x = 0, column = 0; x < agreed && upto === agreed; x++) {
+      const step = steps[x]!;
+      const written = step.type === INSERT_LINE || step.type === PAIR_LINE;
+      if (written && x > lastKeep && (!whole || this.repeatsAhead(this.news[step.i]!.text, window, column))) upto = x;
+      if (step.type === DELETE_LINE && steps.slice(x + 1, agreed).filter((s) => s.i >= 0).length < 2) upto = x;
+      if (step.j >= 0) column = step.j + 1;
     }
     while (upto > 0 && steps[upto - 1]!.type === DELETE_LINE) upto--;
     return upto;
+  }
+
+  /** Whether a window line at or past `column` repeats `text`. */
+  private repeatsAhead(text: string, window: readonly OriginalLine[], column: number): boolean {
+    for (let j = column; j < window.length; j++) if (window[j]!.text === text) return true;
+    return false;
   }
 
   /** Writes `steps` (a prefix of a line diff of the pending lines) and drops what they used. */
