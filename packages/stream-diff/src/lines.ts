@@ -6,8 +6,6 @@ export interface OriginalLine {
   readonly start: number;
   readonly end: number;
   readonly text: string;
-  /** Code points above U+0020. */
-  readonly solid: number;
 }
 
 /** A complete line of pending new text: code points `[from, to)` of the pending text. */
@@ -17,7 +15,6 @@ export interface NewLine {
   readonly to: number;
   readonly text: string;
   readonly units: number;
-  readonly solid: number;
 }
 
 /**
@@ -54,7 +51,7 @@ export class OriginalLines {
     if (!found) {
       const end = this.starts[index + 1] ?? this.original.length;
       const text = this.original.slice(start, end);
-      found = { start, end, text, solid: solidOf(text) };
+      found = { start, end, text };
       this.cache.set(index, found);
     }
     return found;
@@ -177,7 +174,7 @@ export class LineAlignment {
     // An unfinished line that starts a window line is priced as the first such line, once it
     // says enough to tell lines apart.
     if (tail !== null && solidOf(tail) < SOLID_PREFIX) tail = null;
-    const lines = tail === null ? news : [...news, { id: -1, from: 0, to: 0, text: tail, units: tail.length, solid: 0 }];
+    const lines = tail === null ? news : [...news, { id: -1, from: 0, to: 0, text: tail, units: tail.length }];
     const tailUnits = tail === null ? 0 : Math.max(tail.length, olds.find((old) => old.text.startsWith(tail!))?.text.length ?? 0);
     // A window line that a pending line repeats, left behind by an alignment that inserted that
     // line instead, is to be deleted later: ends before it pay for it (a line moved, not written).

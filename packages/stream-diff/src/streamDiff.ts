@@ -1,8 +1,8 @@
 import type { Origin } from './align';
 import { LF } from './costs';
 import { LinePair, lineStart } from './linePair';
-import { LineLedger, SOLID_LINE } from './lineLedger';
-import { DELETE_LINE, INSERT_LINE, KEEP_LINE, LineAlignment, OriginalLines, PAIR_LINE, solidOf, type LineStep, type NewLine, type OriginalLine } from './lines';
+import { LineLedger } from './lineLedger';
+import { DELETE_LINE, INSERT_LINE, KEEP_LINE, LineAlignment, OriginalLines, PAIR_LINE, type LineStep, type NewLine, type OriginalLine } from './lines';
 import { OpSink, type DiffOp } from './ops';
 import { findJump, resyncRule } from './resync';
 import { afterLines, extendRun, startRun, type Run } from './verbatim';
@@ -35,7 +35,7 @@ export interface StreamingDiffStats {
 const LINE_BEAM = 128;
 
 /** A line of new text longer than the pending bound, partly committed ([D9]). */
-type Partial = { readonly mode: 'insert'; readonly written: string } | { readonly mode: 'pair'; readonly origin: Origin; readonly end: number };
+type LongLine = { readonly mode: 'insert'; readonly written: string } | { readonly mode: 'pair'; readonly origin: Origin; readonly end: number };
 
 /**
  * Incremental, forward-only diff of a streamed rewrite against a known original.
@@ -77,7 +77,7 @@ export class StreamingDiff {
   /** How far into the original the ops returned so far reach. */
   private cursor = 0;
   private run: Run = startRun(0);
-  private partial: Partial | null = null;
+  private partial: LongLine | null = null;
   private readonly ledger: LineLedger;
   private compared = 0;
   private lineCells = 0;
@@ -202,7 +202,7 @@ export class StreamingDiff {
 
   private addLine(from: number, to: number): void {
     const text = String.fromCodePoint(...this.pending.slice(from, to));
-    this.news.push({ id: this.nextLineId++, from, to, text, units: text.length, solid: solidOf(text) });
+    this.news.push({ id: this.nextLineId++, from, to, text, units: text.length });
   }
 
   /** How many of the last pending lines repeat the original's last lines, and where they start in it. */
@@ -273,13 +273,12 @@ export class StreamingDiff {
   }
 
   /**
-   * How much of the agreed prefix commits now ([D7], [D20]): a line inserted or paired once the
-   * cheapest line diff keeps a pending line after it, showing where the original resumes (until
-   * then it may be the start of a block the original has further on, past the window, [D10], or
-   * a line moved up from further on) — at once where the window reaches the end of the original
-   * and holds no copy of it;
-   * an original line deleted once the new text goes on for two lines after it (one line that
-   * repeats what follows it may be a line moved up, the deleted one coming next).
+   * How much of the agreed prefix commits now ([D7], [D20]). A line inserted or paired waits
+   * until the cheapest line diff keeps a pending line after it (till then it may start a block
+   * the original holds past the window, [D10], or be a line moved up), unless the window reaches
+   * the end of the original and holds no copy of it. An original line is deleted once the new
+   * text goes on for two lines after it (a line that repeats what follows it may be one moved up,
+   * the deleted one coming next).
    */
   private held(steps: readonly LineStep[], agreed: number, window: readonly OriginalLine[]): number {
     const tail = steps.findIndex((step) => step.i >= this.news.length);
