@@ -1,5 +1,6 @@
 export * from './FakeClock';
 export * from './MemorySocketPair';
+export * from './property';
 export * from './seededRandom';
 export * from './gguf';
 export * from './fakeProviders';
