@@ -1,9 +1,8 @@
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chunk, codeText, int, mulberry32, mutate } from './testGen';
-
-const SEED = Number(process.env.SEED ?? 0x5eed);
-const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
+import { chunking, chunksOf, rewrite } from './testArbitraries';
 
 /** Where the ops' cursor ends in the original. */
 const reachOf = (ops: readonly DiffOp[]): number => ops.reduce((n, op) => n + (op.type === 'insert' ? 0 : op.length), 0);
@@ -17,19 +16,18 @@ function breakOff(original: string, chunks: readonly string[], options: Streamin
 
 describe('StreamingDiff.finish({keepRest}) — a stream that broke off', () => {
   it('[D19] for any cut and chunking: the received text, then the original it did not reach, and no trailing delete', () => {
-    for (let i = 0; i < ITERATIONS; i++) {
-      const rng = mulberry32(SEED + i * 0x9e3779b1);
-      const original = codeText(rng, 30);
-      const full = mutate(rng, original);
-      const received = full.slice(0, int(rng, 0, full.length));
-      const options: StreamingDiffOptions = rng() < 0.5 ? {} : { maxPending: 96 };
-      const { pushed, rest } = breakOff(original, chunk(rng, received), options);
-      const reach = reachOf([...pushed, ...rest]);
-      const where = `(SEED=${SEED} iteration=${i}; reproduce with SEED=${SEED} ITERATIONS=${i + 1})`;
-      expect(rest.at(-1)?.type, `a trailing delete ${where}`).not.toBe('delete');
-      expect(reach, `the cursor went back ${where}`).toBeGreaterThanOrEqual(reachOf(pushed));
-      expect(applyOps(original, [...pushed, ...rest]), `not the received text plus the rest ${where}`).toBe(received + original.slice(reach));
-    }
+    const someOptions = fc.constantFrom<StreamingDiffOptions>({}, { maxPending: 96 });
+    fc.assert(
+      fc.property(rewrite(30), fc.nat(), chunking, someOptions, ({ original, text }, cut, sizes, options) => {
+        const received = text.slice(0, cut % (text.length + 1));
+        const { pushed, rest } = breakOff(original, chunksOf(received, sizes), options);
+        const reach = reachOf([...pushed, ...rest]);
+        expect(rest.at(-1)?.type, 'a trailing delete').not.toBe('delete');
+        expect(reach, 'the cursor went back').toBeGreaterThanOrEqual(reachOf(pushed));
+        expect(applyOps(original, [...pushed, ...rest]), 'not the received text plus the rest').toBe(received + original.slice(reach));
+      }),
+      propertyParameters(300),
+    );
   });
 
   it('[D19] a rewrite cut short after three lines keeps all of the original it had not reached', () => {

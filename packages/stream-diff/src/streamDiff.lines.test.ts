@@ -1,30 +1,20 @@
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkings, settings } from './corpusReport';
 import { editCorpus } from './editCorpus';
 import { charOptimum, lineDiffCost, lineRegions, opsCost } from './editSize';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chunk, codeText, int, mulberry32, mutate, type Rng } from './testGen';
+import { chance, chunking, chunksOf, rewrite, smallWindow } from './testArbitraries';
 
-const SEED = Number(process.env.SEED ?? 0x5eed);
-const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
-
-/** Runs `body` ITERATIONS times with a PRNG derived from SEED; failures name seed and iteration. */
-function property(body: (rng: Rng, fail: (why: string) => never) => void): void {
-  for (let i = 0; i < ITERATIONS; i++) {
-    body(mulberry32(SEED + i * 0x9e3779b1), (why) => {
-      throw new Error(`${why} (SEED=${SEED} iteration=${i}; reproduce with SEED=${SEED} ITERATIONS=${i + 1})`);
-    });
-  }
-}
+const runs = propertyParameters(300);
 
 /** The default options, the gateway's, or small windows and limits that force decisions early. */
-function someOptions(rng: Rng): StreamingDiffOptions {
-  const pick = rng();
-  if (pick < 0.3) return {};
-  if (pick < 0.6) return { maxPending: 96 };
-  const windowSize = int(rng, 16, 300);
-  return { windowSize, maxPending: int(rng, 8, windowSize >> 1), lookaheadLines: int(rng, 0, 4) };
-}
+const someOptions: fc.Arbitrary<StreamingDiffOptions> = fc.oneof(
+  { arbitrary: fc.constant({}), weight: 3 },
+  { arbitrary: fc.constant({ maxPending: 96 }), weight: 3 },
+  { arbitrary: smallWindow, weight: 4 },
+);
 
 function streamed(original: string, chunks: readonly string[], options: StreamingDiffOptions, keepRest = false): DiffOp[] {
   const diff = new StreamingDiff(original, options);
@@ -43,48 +33,50 @@ function merged(ops: readonly DiffOp[]): DiffOp[] {
   return out;
 }
 
-describe('StreamingDiff — line tier, seeded properties', () => {
+describe('StreamingDiff — line tier, properties', () => {
   it('[D21] for any chunking, any options (the gateway P = 96 among them) and both endings, the ops are those of one push', () => {
-    property((rng, fail) => {
-      const options = someOptions(rng);
-      const original = codeText(rng, 40);
-      const text = mutate(rng, original);
-      const keepRest = rng() < 0.3;
-      const received = keepRest ? text.slice(0, int(rng, 0, text.length)) : text;
-      const whole = JSON.stringify(merged(streamed(original, [received], options, keepRest)));
-      const cut = JSON.stringify(merged(streamed(original, chunk(rng, received), options, keepRest)));
-      if (cut !== whole) fail(`[D21] the chunking changed the ops (${JSON.stringify(options)})`);
-    });
+    // A stream that broke off (keepRest) ends at any cut of the text.
+    const ending = fc.record({ keepRest: chance(0.3), cut: fc.nat() });
+    fc.assert(
+      fc.property(someOptions, rewrite(40), ending, chunking, (options, { original, text }, { keepRest, cut }, sizes) => {
+        const received = keepRest ? text.slice(0, cut % (text.length + 1)) : text;
+        const whole = JSON.stringify(merged(streamed(original, [received], options, keepRest)));
+        const chunked = JSON.stringify(merged(streamed(original, chunksOf(received, sizes), options, keepRest)));
+        if (chunked !== whole) throw new Error(`[D21] the chunking changed the ops (${JSON.stringify(options)})`);
+      }),
+      runs,
+    );
   });
 
   it('[D22] between two line starts the ops cost no more than a line diff of the lines there, for any chunking (P = 96 among them)', () => {
-    property((rng, fail) => {
-      const options = someOptions(rng);
-      const original = codeText(rng, 40);
-      const text = mutate(rng, original);
-      const ops = streamed(original, chunk(rng, text), options);
-      if (applyOps(original, ops) !== text) fail('[D2] the ops do not rebuild the text');
-      for (const region of lineRegions(original, ops)) {
-        const lines = lineDiffCost(region.original, region.text);
-        if (region.cost > lines) fail(`[D22] ${region.cost} code units where a line diff takes ${lines} (${JSON.stringify(options)})`);
-      }
-    });
+    fc.assert(
+      fc.property(someOptions, rewrite(40), chunking, (options, { original, text }, sizes) => {
+        const ops = streamed(original, chunksOf(text, sizes), options);
+        if (applyOps(original, ops) !== text) throw new Error('[D2] the ops do not rebuild the text');
+        for (const region of lineRegions(original, ops)) {
+          const lines = lineDiffCost(region.original, region.text);
+          if (region.cost > lines) throw new Error(`[D22] ${region.cost} code units where a line diff takes ${lines} (${JSON.stringify(options)})`);
+        }
+      }),
+      runs,
+    );
   });
 
   it('[D12] each push stays within (L + 3)(W + 2)(2b + 2c/P + L + 3) line cells', () => {
-    property((rng, fail) => {
-      const options = someOptions(rng);
-      const [W, P, L] = [options.windowSize ?? 1024, options.maxPending ?? 512, options.lookaheadLines ?? 8];
-      const original = codeText(rng, 40);
-      const diff = new StreamingDiff(original, options);
-      for (const c of chunk(rng, mutate(rng, original))) {
-        const before = diff.stats.lineCells;
-        diff.push(c);
-        const [breaks, codePoints] = [c.split('\n').length - 1, [...c].length];
-        const bound = (L + 3) * (W + 2) * (2 * breaks + (2 * codePoints) / P + L + 3);
-        if (diff.stats.lineCells - before > bound) fail(`[D12] ${diff.stats.lineCells - before} line cells for a ${codePoints}-code-point push`);
-      }
-    });
+    fc.assert(
+      fc.property(someOptions, rewrite(40), chunking, (options, { original, text }, sizes) => {
+        const [W, P, L] = [options.windowSize ?? 1024, options.maxPending ?? 512, options.lookaheadLines ?? 8];
+        const diff = new StreamingDiff(original, options);
+        for (const c of chunksOf(text, sizes)) {
+          const before = diff.stats.lineCells;
+          diff.push(c);
+          const [breaks, codePoints] = [c.split('\n').length - 1, [...c].length];
+          const bound = (L + 3) * (W + 2) * (2 * breaks + (2 * codePoints) / P + L + 3);
+          if (diff.stats.lineCells - before > bound) throw new Error(`[D12] ${diff.stats.lineCells - before} line cells for a ${codePoints}-code-point push`);
+        }
+      }),
+      runs,
+    );
   });
 });
 

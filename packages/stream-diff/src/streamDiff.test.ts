@@ -1,32 +1,21 @@
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chunk, codeLine, codeText, count, distinctLine as line, int, mulberry32, mutate, stream, type Rng } from './testGen';
+import { chunking, chunksOf, codeText, rewrite, smallWindow } from './testArbitraries';
+import { chunk, codeLine, count, distinctLine as line, mulberry32, stream } from './testGen';
 
-const SEED = Number(process.env.SEED ?? 0x5eed);
-const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
+const runs = propertyParameters(300);
 
-/** Runs `body` ITERATIONS times with a PRNG derived from SEED; failures name seed and iteration. */
-function property(body: (rng: Rng, fail: (why: string) => never) => void): void {
-  for (let i = 0; i < ITERATIONS; i++) {
-    body(mulberry32(SEED + i * 0x9e3779b1), (why) => {
-      throw new Error(`${why} (SEED=${SEED} iteration=${i}; reproduce with SEED=${SEED} ITERATIONS=${i + 1})`);
-    });
-  }
-}
-
-const noFail = (why: string): never => {
+const fail = (why: string): never => {
   throw new Error(why);
 };
 
-/** Small windows and limits make the window edge, forced commits and resyncs common. */
-function randomOptions(rng: Rng): StreamingDiffOptions {
-  if (rng() < 0.6) return {};
-  const windowSize = int(rng, 16, 300);
-  return { windowSize, maxPending: int(rng, 8, windowSize >> 1), lookaheadLines: int(rng, 0, 4) };
-}
+/** The defaults, or (two times in five) small windows and limits. */
+const anyOptions: fc.Arbitrary<StreamingDiffOptions> = fc.oneof({ arbitrary: fc.constant({}), weight: 3 }, { arbitrary: smallWindow, weight: 2 });
 
 const streamAll = (original: string, text: string, chunks = [text], options: StreamingDiffOptions = {}): DiffOp[] =>
-  stream(original, chunks, options, noFail).all;
+  stream(original, chunks, options, fail).all;
 
 /** Pushes `text` in `size`-unit chunks; returns every op (with finish's) and the instance. */
 function pushAll(diff: StreamingDiff, text: string, size: number, finish = true): DiffOp[] {
@@ -36,34 +25,39 @@ function pushAll(diff: StreamingDiff, text: string, size: number, finish = true)
   return ops;
 }
 
-describe('StreamingDiff — seeded properties', () => {
+describe('StreamingDiff — properties', () => {
   it('[D2][D3][D4][D7][D9][D12] for any chunking the ops rebuild the text, only grow a committed prefix, are well formed, and each push stays within (W + 1) × (3c + 2P) cells', () => {
-    property((rng, fail) => {
-      const options = randomOptions(rng);
-      const [W, P] = [options.windowSize ?? 1024, options.maxPending ?? 512];
-      const original = codeText(rng, 40);
-      const { pushCost } = stream(original, chunk(rng, mutate(rng, original)), options, fail);
-      for (const { cells, codePoints } of pushCost) {
-        if (cells > (W + 1) * (3 * codePoints + 2 * P)) fail(`[D12] ${cells} cells for a ${codePoints}-code-point push`);
-      }
-    });
+    fc.assert(
+      fc.property(anyOptions, rewrite(40), chunking, (options, { original, text }, sizes) => {
+        const [W, P] = [options.windowSize ?? 1024, options.maxPending ?? 512];
+        const { pushCost } = stream(original, chunksOf(text, sizes), options, fail);
+        for (const { cells, codePoints } of pushCost) {
+          if (cells > (W + 1) * (3 * codePoints + 2 * P)) fail(`[D12] ${cells} cells for a ${codePoints}-code-point push`);
+        }
+      }),
+      runs,
+    );
   });
 
   it('[D2] unrelated texts, empty texts and pure appends rebuild exactly too', () => {
-    property((rng, fail) => {
-      const [a, b] = [codeText(rng, 12), codeText(rng, 12)];
-      const cases: [string, string][] = [[a, b], ['', b], [a, ''], [a, a + b]];
-      const [original, text] = cases[int(rng, 0, 3)]!;
-      stream(original, chunk(rng, text), randomOptions(rng), fail);
-    });
+    const pairs = fc.tuple(codeText(12), codeText(12), fc.constantFrom('unrelated', 'empty original', 'empty text', 'append'));
+    fc.assert(
+      fc.property(pairs, chunking, anyOptions, ([a, b, kind], sizes, options) => {
+        const [original, text] = ({ unrelated: [a, b], 'empty original': ['', b], 'empty text': [a, ''], append: [a, a + b] } satisfies Record<string, [string, string]>)[kind];
+        stream(original, chunksOf(text, sizes), options, fail);
+      }),
+      runs,
+    );
   });
 
   it('[D8] identical text is only kept, whatever the chunking', () => {
-    property((rng, fail) => {
-      const original = codeText(rng, 40);
-      const { all } = stream(original, chunk(rng, original), randomOptions(rng), fail);
-      if (all.some((op) => op.type !== 'keep')) fail('[D8] identical text produced an insert or delete');
-    });
+    fc.assert(
+      fc.property(codeText(40), chunking, anyOptions, (original, sizes, options) => {
+        const { all } = stream(original, chunksOf(original, sizes), options, fail);
+        if (all.some((op) => op.type !== 'keep')) fail('[D8] identical text produced an insert or delete');
+      }),
+      runs,
+    );
   });
 });
 
