@@ -1,3 +1,7 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -26,8 +30,41 @@ function ownTypeScriptWorker(): Plugin {
   };
 }
 
+const compressible = new Set(['.js', '.mjs', '.css', '.html', '.svg', '.json', '.wasm', '.map', '.ttf']);
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/**
+ * Writes `<file>.br` and `<file>.gz` beside each text-like file of the build, compressed once at
+ * the highest levels, for the gateway to send as they are (it picks one by Accept-Encoding). A
+ * variant that comes out no smaller than its file is not written, so the file itself is sent.
+ */
+function precompressed(): Plugin {
+  return {
+    name: 'flint-precompressed',
+    apply: 'build',
+    async writeBundle(output, bundle) {
+      const outDir = output.dir;
+      if (outDir === undefined) return this.error('precompressed() needs the build to write to a folder (build.outDir)');
+      const files = Object.keys(bundle).filter((name) => compressible.has(extname(name)));
+      await Promise.all(
+        files.map(async (name) => {
+          const path = join(outDir, name);
+          const content = await readFile(path);
+          const [br, gz] = await Promise.all([
+            brotli(content, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: content.length } }),
+            gzipped(content, { level: constants.Z_BEST_COMPRESSION }),
+          ]);
+          if (br.length < content.length) await writeFile(`${path}.br`, br);
+          if (gz.length < content.length) await writeFile(`${path}.gz`, gz);
+        }),
+      );
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), ownTypeScriptWorker()],
+  plugins: [react(), ownTypeScriptWorker(), precompressed()],
   resolve: {
     alias: [
       // y-monaco imports `monaco-editor/esm/vs/...`, which monaco-editor >= 0.56 no longer
