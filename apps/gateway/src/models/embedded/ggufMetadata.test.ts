@@ -6,6 +6,7 @@ import { readGgufFileInfo } from 'node-llama-cpp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedModelError, type EmbeddedModelErrorCode } from './EmbeddedModelError';
 import { inspectModelFile, parseGgufHeader, readGgufHeader } from './ggufMetadata';
+import { ModelHostProcess } from './ModelHostProcess';
 
 const dir = mkdtempSync(join(tmpdir(), 'flint-gguf-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,77 +27,80 @@ async function refusal(bytes: Uint8Array): Promise<EmbeddedModelError> {
   return error as EmbeddedModelError;
 }
 
+/** What llama.cpp does with the file when nothing checked it first: the model host's own outcome. */
+async function hostOutcome(path: string): Promise<'loaded' | EmbeddedModelErrorCode> {
+  return ModelHostProcess.start({ modelPath: path, contextSize: 256, warmThreads: 1, cpuThreads: 1 }).then(
+    async (host) => (await host.kill(), 'loaded' as const),
+    (error: unknown) => (error as EmbeddedModelError).code,
+  );
+}
+
 const tiny = (options: TinyLlamaOptions = {}) => makeTinyLlamaGguf(options);
 
 describe('reading a GGUF the test kit wrote', () => {
-  it('round-trips header, typed metadata and the tensor table', () => {
+  it("reads the metadata and tensor table as node-llama-cpp's reader does", async () => {
     const bytes = tiny({ blockCount: 2, headCount: 4, headCountKv: 2, embeddingLength: 64, tensorType: 'f16' });
-    const header = parseGgufHeader(bytes);
-    const { tokens, tokenTypes, specialIds } = tinyLlamaVocabulary();
-    expect(header.version).toBe(3);
-    expect(header.alignment).toBe(32);
-    expect(header.dataOffset % 32).toBe(0);
-    expect(header.metadata.get('general.architecture')).toEqual({ type: 'string', value: 'llama' });
-    expect(header.metadata.get('llama.attention.head_count_kv')).toEqual({ type: 'uint32', value: 2 });
-    expect(header.metadata.get('llama.attention.layer_norm_rms_epsilon')?.type).toBe('float32');
-    expect(header.metadata.get('llama.attention.layer_norm_rms_epsilon')?.value).toBeCloseTo(1e-5, 10);
-    expect(header.metadata.get('tokenizer.ggml.add_bos_token')).toEqual({ type: 'bool', value: true });
-    expect(header.metadata.get('tokenizer.ggml.tokens')).toEqual({ type: 'array', itemType: 'string', value: tokens });
-    expect(header.metadata.get('tokenizer.ggml.token_type')).toEqual({ type: 'array', itemType: 'int32', value: tokenTypes });
-    expect(header.metadata.get('tokenizer.ggml.fim_mid_token_id')?.value).toBe(specialIds['<fim_middle>']);
-
-    expect(header.tensors).toHaveLength(3 + 2 * 9);
-    const q = header.tensors.find((t) => t.name === 'blk.1.attn_k.weight')!;
-    expect(q.dims).toEqual([64, 32]); // [in, out]: 4 heads of 16, 2 of them for K/V
-    expect(q.ggmlType).toBe(1); // f16
-    expect(header.tensors.every((t) => t.offset % 32 === 0)).toBe(true);
-    const last = header.tensors.at(-1)!;
-    const lastBytes = last.dims.reduce((a, b) => a * b, 1) * (last.ggmlType === 0 ? 4 : 2);
-    expect(header.dataOffset + last.offset + lastBytes).toBe(bytes.length);
-  });
-
-  it("agrees with node-llama-cpp's own GGUF parser", async () => {
-    const path = fileOf(tiny());
-    const theirs = await readGgufFileInfo(path, { readTensorInfo: true, logWarnings: false });
+    const path = fileOf(bytes);
     const ours = (await readGgufHeader(path)).header;
-    expect(theirs.version).toBe(ours.version);
-    expect(Number(theirs.tensorCount)).toBe(ours.tensors.length);
+    const theirs = await readGgufFileInfo(path, { readTensorInfo: true, logWarnings: false });
+    const { tokens, tokenTypes, specialIds } = tinyLlamaVocabulary();
+
+    expect(ours.version).toBe(theirs.version);
+    expect(ours.metadata.get('general.architecture')).toBe('llama');
+    expect(ours.metadata.get('llama.attention.head_count_kv')).toBe(2);
+    expect(ours.metadata.get('llama.attention.layer_norm_rms_epsilon')).toBeCloseTo(1e-5, 10);
+    expect(ours.metadata.get('tokenizer.ggml.add_bos_token')).toBe(true);
+    expect(ours.metadata.get('tokenizer.ggml.tokens')).toEqual(tokens);
+    expect(ours.metadata.get('tokenizer.ggml.token_type')).toEqual(tokenTypes);
+    expect(ours.metadata.get('tokenizer.ggml.fim_mid_token_id')).toBe(specialIds['<fim_middle>']);
     const llama = theirs.metadata.llama as Record<string, unknown> & { attention: Record<string, unknown> };
-    expect(llama.feed_forward_length).toBe(ours.metadata.get('llama.feed_forward_length')?.value);
-    expect(llama.attention.head_count).toBe(ours.metadata.get('llama.attention.head_count')?.value);
-    expect(theirs.metadata.tokenizer.ggml.merges).toEqual(ours.metadata.get('tokenizer.ggml.merges')?.value);
-    expect(theirs.tensorInfo?.map((t) => [t.name, t.dimensions.map(Number), Number(t.offset)])).toEqual(
-      ours.tensors.map((t) => [t.name, t.dims, t.offset]),
+    expect(ours.metadata.get('llama.feed_forward_length')).toBe(llama.feed_forward_length);
+    expect(ours.metadata.get('llama.attention.head_count')).toBe(llama.attention.head_count);
+    expect(ours.metadata.get('tokenizer.ggml.merges')).toEqual(theirs.metadata.tokenizer.ggml.merges);
+
+    expect(ours.tensors.map((t) => [t.name, t.dims, t.ggmlType, t.offset])).toEqual(
+      theirs.tensorInfo?.map((t) => [t.name, t.dimensions.map(Number), t.ggmlType, Number(t.offset)]),
     );
+    expect(ours.dataOffset).toBe(theirs.infoEndOffset);
+    const last = ours.tensors.at(-1)!;
+    const lastBytes = last.dims.reduce((a, b) => a * b, 1) * (last.ggmlType === 0 ? 4 : 2);
+    expect(ours.dataOffset + last.offset + lastBytes).toBe(bytes.length);
   });
 
-  it('accepts the tiny model and summarises it', async () => {
-    const summary = await inspectModelFile(fileOf(tiny()));
-    expect(summary).toEqual({ architecture: 'llama', contextLength: 256, vocabularySize: tinyLlamaVocabulary().tokens.length, canInfill: true });
+  it('parses a header from a prefix of the file', () => {
+    const bytes = tiny();
+    const { tensors, dataOffset } = parseGgufHeader(bytes.subarray(0, bytes.length - 1000));
+    expect(tensors.length).toBeGreaterThan(0);
+    expect(dataOffset % 32).toBe(0);
   });
 
-  it('says a model without FIM tokens cannot infill', async () => {
-    const summary = await inspectModelFile(fileOf(tiny({ omitMetadata: ['tokenizer.ggml.fim_mid_token_id'] })));
-    expect(summary.canInfill).toBe(false);
+  it('accepts the tiny model', async () => {
+    await expect(inspectModelFile(fileOf(tiny()))).resolves.toBeUndefined();
+  });
+
+  // Why the header is walked here: if this starts failing, node-llama-cpp's reader may have become
+  // safe on damaged files, and ggufMetadata.ts could read with it (see its header comment).
+  it("is needed because node-llama-cpp's reader takes a cut file's missing bytes for zeros", async () => {
+    const cut = tiny().slice(0, 200);
+    const theirs = await readGgufFileInfo(fileOf(cut), { readTensorInfo: true, logWarnings: false });
+    expect(theirs.infoEndOffset).toBeGreaterThan(cut.length);
   });
 });
 
-describe('refusing model files llama.cpp would crash on or reject', () => {
+describe('refusing model files llama.cpp would abort on, or that are not whole', () => {
   const cases: Array<[string, () => Uint8Array, EmbeddedModelErrorCode, RegExp]> = [
-    ['llama.feed_forward_length is missing (llama.cpp aborts)', () => makeBrokenGguf('missing_feed_forward_length'), 'missing_metadata', /llama\.feed_forward_length/],
-    ['llama.attention.head_count is missing (llama.cpp aborts)', () => makeBrokenGguf('missing_head_count'), 'missing_metadata', /llama\.attention\.head_count/],
+    ['llama.feed_forward_length is missing', () => makeBrokenGguf('missing_feed_forward_length'), 'missing_metadata', /llama\.feed_forward_length/],
+    ['llama.attention.head_count is missing', () => makeBrokenGguf('missing_head_count'), 'missing_metadata', /llama\.attention\.head_count/],
+    ['llama.feed_forward_length is 0', () => tiny({ overrideMetadata: { 'llama.feed_forward_length': gguf.u32(0) } }), 'invalid_metadata', /feed_forward_length/],
+    ['llama.attention.head_count_kv is 0', () => tiny({ overrideMetadata: { 'llama.attention.head_count_kv': gguf.u32(0) } }), 'invalid_metadata', /head_count_kv/],
+    ['the head count is a string', () => tiny({ overrideMetadata: { 'llama.attention.head_count': gguf.str('2') } }), 'invalid_metadata', /head_count/],
+    ['the vocabulary is empty', () => tiny({ overrideMetadata: { 'tokenizer.ggml.tokens': gguf.strs([]) } }), 'invalid_metadata', /tokenizer\.ggml\.tokens/],
     ['the tensor data is cut off', () => makeBrokenGguf('truncated'), 'truncated', /ends before the data of tensor/],
     ['the header is cut off', () => tiny().slice(0, 200), 'truncated', /ends inside its header/],
     ['it is not a GGUF', () => makeBrokenGguf('not_gguf'), 'not_gguf', /not a GGUF/],
     ['it is empty', () => new Uint8Array(0), 'truncated', /header/],
     ['the GGUF version is unknown', () => withVersion(tiny(), 1), 'unsupported_version', /version 1/],
-    ['a hyperparameter has the wrong type', () => tiny({ overrideMetadata: { 'llama.block_count': gguf.str('2') } }), 'invalid_metadata', /llama\.block_count/],
-    ['a hyperparameter is zero', () => tiny({ overrideMetadata: { 'llama.embedding_length': gguf.u32(0) } }), 'invalid_metadata', /embedding_length/],
-    ['heads do not divide the width', () => tiny({ overrideMetadata: { 'llama.attention.head_count': gguf.u32(3) } }), 'invalid_metadata', /head_count/],
-    ['a special token id is outside the vocabulary', () => tiny({ overrideMetadata: { 'tokenizer.ggml.eos_token_id': gguf.u32(99_999) } }), 'invalid_metadata', /eos_token_id/],
-    ['gpt2 BPE has no merges', () => tiny({ omitMetadata: ['tokenizer.ggml.merges'] }), 'missing_metadata', /merges/],
-    ['token types do not match the tokens', () => tiny({ overrideMetadata: { 'tokenizer.ggml.token_type': gguf.i32s([1, 1]) } }), 'invalid_metadata', /token_type/],
-    ['there are no tensors', () => writeGguf({ metadata: minimalLlamaMetadata(), tensors: [] }), 'corrupt', /no tensors/],
+    ['a string length is absurd', () => withFirstTokenLength(tiny(), 1n << 31n), 'truncated', /ends inside its header/],
   ];
 
   for (const [what, build, code, message] of cases) {
@@ -113,9 +117,39 @@ describe('refusing model files llama.cpp would crash on or reject', () => {
   });
 });
 
+describe('the line between these checks and llama.cpp (the real model host)', () => {
+  it('refuses what aborts llama.cpp, and leaves to llama.cpp what it refuses or survives by itself', async () => {
+    const files: Array<[string, Uint8Array, 'refused' | 'passed', 'loaded' | EmbeddedModelErrorCode]> = [
+      ['head_count_kv 0', tiny({ overrideMetadata: { 'llama.attention.head_count_kv': gguf.u32(0) } }), 'refused', 'host_crashed'],
+      ['block_count a string', tiny({ overrideMetadata: { 'llama.block_count': gguf.str('2') } }), 'passed', 'load_failed'],
+      ['heads that do not divide the width', tiny({ overrideMetadata: { 'llama.attention.head_count': gguf.u32(3) } }), 'passed', 'load_failed'],
+      ['no tensors', writeGguf({ metadata: minimalLlamaMetadata(), tensors: [] }), 'passed', 'load_failed'],
+      ['an eos token outside the vocabulary', tiny({ overrideMetadata: { 'tokenizer.ggml.eos_token_id': gguf.u32(99_999) } }), 'passed', 'loaded'],
+    ];
+    const outcomes = await Promise.all(
+      files.map(async ([what, bytes]) => {
+        const path = fileOf(bytes);
+        const inspected = await inspectModelFile(path).then(() => 'passed', () => 'refused');
+        return [what, inspected, await hostOutcome(path)];
+      }),
+    );
+    expect(outcomes).toEqual(files.map(([what, , inspected, host]) => [what, inspected, host]));
+  }, 60_000);
+});
+
 function withVersion(bytes: Uint8Array, version: number): Uint8Array {
   const copy = bytes.slice();
   new DataView(copy.buffer).setUint32(4, version, true);
+  return copy;
+}
+
+/** The first token's length set to `length`: the damage that aborts Node inside node-llama-cpp's reader. */
+function withFirstTokenLength(bytes: Uint8Array, length: bigint): Uint8Array {
+  const key = new TextEncoder().encode('tokenizer.ggml.tokens');
+  const at = bytes.findIndex((_, i) => key.every((b, j) => bytes[i + j] === b));
+  const copy = bytes.slice();
+  // key, then value type (u32), item type (u32), item count (u64), then the first string's length.
+  new DataView(copy.buffer).setBigUint64(at + key.length + 16, length, true);
   return copy;
 }
 

@@ -1,22 +1,19 @@
 /**
- * Reads and validates a GGUF file's header, metadata and tensor table before llama.cpp sees it.
- * llama.cpp aborts the whole process on some malformed files (a missing
- * `llama.feed_forward_length` trips a GGML_ASSERT), so the gateway checks first and turns every
- * problem into an `EmbeddedModelError` with a sentence a user can act on. The model host runs
- * out of process as a second line of defence for what these checks miss.
+ * Refuses, before llama.cpp sees it, a GGUF file that would make llama.cpp abort the process, and
+ * a file that is cut short. Everything else wrong with a file llama.cpp reports itself, as an error
+ * the model host turns into `load_failed`; ggufMetadata.test.ts runs both kinds through the host.
+ *
+ * The header is walked here rather than with node-llama-cpp's `readGgufFileInfo`, because that
+ * reader trusts every count and length in the file: it reads a cut file's missing bytes as zeros,
+ * blocks the event loop on a damaged tensor count, and aborts Node inside `fs.read` on a damaged
+ * string length (3.22.1). Here every read is bounded by the bytes the file has. The model host
+ * reads the file again with node-llama-cpp, out of process, once it has passed.
  */
 import { open } from 'node:fs/promises';
 import { EmbeddedModelError } from './EmbeddedModelError';
 
 export type GgufScalar = number | bigint | boolean | string;
 export type GgufMetadataValue = GgufScalar | readonly GgufScalar[];
-
-export interface GgufMetadataEntry {
-  /** gguf.h type name; `itemType` says what an array holds. */
-  type: GgufTypeName;
-  itemType?: GgufTypeName;
-  value: GgufMetadataValue;
-}
 
 export interface GgufTensorInfo {
   name: string;
@@ -29,24 +26,14 @@ export interface GgufTensorInfo {
 
 export interface GgufHeader {
   version: number;
-  metadata: Map<string, GgufMetadataEntry>;
+  metadata: Map<string, GgufMetadataValue>;
   tensors: GgufTensorInfo[];
-  alignment: number;
   /** Absolute file offset where tensor data starts. */
   dataOffset: number;
 }
 
-/** What the provider needs to know about a model that passed validation. */
-export interface GgufModelSummary {
-  architecture: string;
-  contextLength: number;
-  vocabularySize: number;
-  /** The model has FIM prefix/suffix/middle tokens, so `infill` can work. */
-  canInfill: boolean;
-}
-
 const TYPE_NAMES = ['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'float32', 'bool', 'string', 'array', 'uint64', 'int64', 'float64'] as const;
-export type GgufTypeName = (typeof TYPE_NAMES)[number];
+type GgufTypeName = (typeof TYPE_NAMES)[number];
 
 const GGUF_MAGIC = 0x46554747; // "GGUF", little-endian
 const GGML_MAX_DIMS = 4;
@@ -117,12 +104,12 @@ export function parseGgufHeader(bytes: Uint8Array): GgufHeader {
   // Each entry takes at least 13 bytes, each tensor info 28: larger counts are garbage, not a big file.
   if (metadataCount > bytes.length || tensorCount > MAX_HEADER_BYTES / 28) throw new OutOfBytes();
 
-  const metadata = new Map<string, GgufMetadataEntry>();
+  const metadata = new Map<string, GgufMetadataValue>();
   for (let i = 0; i < metadataCount; i++) {
     const key = string();
     const type = typeName(u32(), key);
     if (type !== 'array') {
-      metadata.set(key, { type, value: scalar(type) });
+      metadata.set(key, scalar(type));
       continue;
     }
     const itemType = typeName(u32(), key);
@@ -130,11 +117,11 @@ export function parseGgufHeader(bytes: Uint8Array): GgufHeader {
     need(count); // every item is at least one byte: refuse absurd counts before allocating
     const items: GgufScalar[] = [];
     for (let j = 0; j < count; j++) items.push(scalar(itemType));
-    metadata.set(key, { type, itemType, value: items });
+    metadata.set(key, items);
   }
 
-  const alignmentEntry = metadata.get('general.alignment');
-  const alignment = alignmentEntry === undefined ? 32 : alignmentEntry.value;
+  // Where the tensor data starts depends on it, and so does the check that the file is whole.
+  const alignment = metadata.get('general.alignment') ?? 32;
   if (typeof alignment !== 'number' || alignment <= 0 || !Number.isInteger(alignment) || (alignment & (alignment - 1)) !== 0) {
     throw corrupt('general.alignment is not a power of two');
   }
@@ -148,7 +135,7 @@ export function parseGgufHeader(bytes: Uint8Array): GgufHeader {
     for (let d = 0; d < dimCount; d++) dims.push(u64());
     tensors.push({ name, dims, ggmlType: u32(), offset: u64() });
   }
-  return { version, metadata, tensors, alignment, dataOffset: Math.ceil(at / alignment) * alignment };
+  return { version, metadata, tensors, dataOffset: Math.ceil(at / alignment) * alignment };
 }
 
 /** Reads a GGUF file's header from disk: a growing prefix, so a 10 GB model costs a few MB. */
@@ -186,70 +173,52 @@ export async function readGgufHeader(path: string): Promise<{ header: GgufHeader
 }
 
 /**
- * The checks that keep llama.cpp from aborting, plus the ones that make its errors readable:
- * required hyperparameters present with sane values, a usable tokenizer, and every tensor's data
- * inside the file. Applies to any architecture `arch` through the `${arch}.*` keys; llama gets
- * its shape checks too.
+ * llama.cpp sizes tensors from these keys and asserts each size is at least 1
+ * (`GGML_ASSERT(t_meta.ne[dim] >= 1)` in its model loader): missing or 0, the process aborts.
+ * `head_count_kv` defaults to `head_count` when absent.
  */
-export function validateGgufModel(header: GgufHeader, fileBytes: number): GgufModelSummary {
-  const meta = new MetadataView(header.metadata);
-  const architecture = meta.string('general.architecture');
-  const contextLength = meta.positiveInt(`${architecture}.context_length`);
-  const embeddingLength = meta.positiveInt(`${architecture}.embedding_length`);
-  const blockCount = meta.positiveInt(`${architecture}.block_count`);
-  if (RECURRENT_ARCHITECTURES.has(architecture)) {
-    // No attention heads or feed-forward width to check; llama.cpp validates the state sizes.
-    return summarise(header, fileBytes, meta, architecture, contextLength, embeddingLength);
-  }
-  meta.countPerBlock(`${architecture}.feed_forward_length`, blockCount);
-  const headCounts = meta.countPerBlock(`${architecture}.attention.head_count`, blockCount);
-  const headCountsKv = meta.has(`${architecture}.attention.head_count_kv`)
-    ? meta.countPerBlock(`${architecture}.attention.head_count_kv`, blockCount)
-    : headCounts;
-
-  if (architecture === 'llama') {
-    const epsilon = meta.number('llama.attention.layer_norm_rms_epsilon');
-    if (!(epsilon > 0 && epsilon < 1)) throw invalid('llama.attention.layer_norm_rms_epsilon', `is ${epsilon}`);
-    headCounts.forEach((heads, block) => {
-      if (heads === 0) throw invalid('llama.attention.head_count', 'is 0 for a block');
-      if (embeddingLength % heads !== 0) throw invalid('llama.attention.head_count', `(${heads}) does not divide llama.embedding_length (${embeddingLength})`);
-      const kv = headCountsKv[block]!;
-      if (kv === 0 || heads % kv !== 0) throw invalid('llama.attention.head_count_kv', `(${kv}) does not divide head_count (${heads})`);
-    });
-    if (meta.has('llama.rope.dimension_count')) {
-      const ropeDims = meta.positiveInt('llama.rope.dimension_count');
-      if (ropeDims > embeddingLength / headCounts[0]!) throw invalid('llama.rope.dimension_count', `(${ropeDims}) exceeds the head size`);
-    }
-  }
-
-  return summarise(header, fileBytes, meta, architecture, contextLength, embeddingLength);
-}
+const TENSOR_SIZES = [
+  { key: 'feed_forward_length', required: true },
+  { key: 'attention.head_count', required: true },
+  { key: 'attention.head_count_kv', required: false },
+];
 
 /** Architectures without attention (state-space and RWKV models): no heads, no feed-forward width. */
 const RECURRENT_ARCHITECTURES = new Set(['mamba', 'mamba2', 'rwkv6', 'rwkv6qwen2', 'rwkv7', 'arwkv7']);
 
-/** The checks every architecture shares: tokenizer, special tokens, tensor data inside the file. */
-function summarise(header: GgufHeader, fileBytes: number, meta: MetadataView, architecture: string, contextLength: number, embeddingLength: number): GgufModelSummary {
-  const tokenizerModel = meta.string('tokenizer.ggml.model');
-  const tokens = meta.array('tokenizer.ggml.tokens', 'string');
-  if (tokens.length === 0) throw invalid('tokenizer.ggml.tokens', 'is empty');
-  if (tokenizerModel === 'gpt2') meta.array('tokenizer.ggml.merges', 'string');
-  if (meta.has('tokenizer.ggml.token_type')) {
-    const types = meta.array('tokenizer.ggml.token_type', 'number');
-    if (types.length !== tokens.length) throw invalid('tokenizer.ggml.token_type', `has ${types.length} entries for ${tokens.length} tokens`);
+/**
+ * Throws for a file llama.cpp would abort on, or whose tensor data the file does not hold.
+ * A missing architecture, a wrong type, a shape that disagrees with the tensors: llama.cpp
+ * refuses those itself, with a reason the model host passes on.
+ */
+export function validateGgufModel(header: GgufHeader, fileBytes: number): void {
+  const { metadata } = header;
+  const architecture = metadata.get('general.architecture');
+  if (typeof architecture === 'string' && !RECURRENT_ARCHITECTURES.has(architecture)) {
+    for (const { key, required } of TENSOR_SIZES) checkTensorSize(metadata, `${architecture}.${key}`, required);
   }
-  for (const key of header.metadata.keys()) {
-    if (!key.startsWith('tokenizer.ggml.') || !key.endsWith('_token_id')) continue;
-    const id = meta.number(key);
-    // Some converters write -1 (as int32) or UINT32_MAX for "none"; llama.cpp treats both as absent.
-    if (id === -1 || id === 0xffffffff) continue;
-    if (!Number.isInteger(id) || id < 0 || id >= tokens.length) throw invalid(key, `(${id}) is not a token of the ${tokens.length}-token vocabulary`);
-  }
+  const tokens = metadata.get('tokenizer.ggml.tokens');
+  // The vocabulary size is the embedding table's height: an empty one aborts like a 0 above.
+  if (Array.isArray(tokens) && tokens.length === 0) throw invalid('tokenizer.ggml.tokens', 'is empty');
+  checkTensorData(header, fileBytes);
+}
 
-  validateTensors(header, fileBytes, architecture, embeddingLength, tokens.length);
-  const fimIds = ['tokenizer.ggml.fim_pre_token_id', 'tokenizer.ggml.fim_suf_token_id', 'tokenizer.ggml.fim_mid_token_id'];
-  const hasFimToken = (key: string) => meta.has(key) && meta.number(key) >= 0 && meta.number(key) < tokens.length;
-  return { architecture, contextLength, vocabularySize: tokens.length, canInfill: fimIds.every(hasFimToken) };
+/**
+ * One size for every block (then positive) or one per block (then some may be 0: hybrid models
+ * have blocks without attention or feed-forward).
+ */
+function checkTensorSize(metadata: Map<string, GgufMetadataValue>, key: string, required: boolean): void {
+  const value = metadata.get(key);
+  if (value === undefined) {
+    if (!required) return;
+    throw new EmbeddedModelError('missing_metadata', `The model file lacks the metadata key ${key}, which llama.cpp needs to load it. Re-export the model with that key.`);
+  }
+  const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  if (!Array.isArray(value)) {
+    if (!isCount(value) || value === 0) throw invalid(key, `is ${String(value)}, not a positive integer`);
+  } else if (!value.every(isCount) || !value.some((v) => v !== 0)) {
+    throw invalid(key, 'must hold non-negative integers, not all 0');
+  }
 }
 
 /** Block size (values) and bytes per block of the ggml types whose layout is fixed and known. */
@@ -259,14 +228,10 @@ const GGML_TYPE_SIZES: Record<number, [number, number]> = {
   24: [1, 1], 25: [1, 2], 26: [1, 4], 27: [1, 8], 28: [1, 8], 30: [1, 2],
 };
 
-function validateTensors(header: GgufHeader, fileBytes: number, architecture: string, embeddingLength: number, vocabularySize: number): void {
-  if (header.tensors.length === 0) {
-    throw new EmbeddedModelError('corrupt', 'The model file holds no tensors (it may be a vocabulary-only GGUF). Point Flint at a full model.');
-  }
+/** llama.cpp refuses these files too, but a cut download is common enough to deserve its own sentence. */
+function checkTensorData(header: GgufHeader, fileBytes: number): void {
   const dataBytes = fileBytes - header.dataOffset;
   for (const tensor of header.tensors) {
-    if (tensor.dims.some((d) => d <= 0)) throw corrupt(`tensor ${tensor.name} has an empty dimension [${tensor.dims}]`);
-    if (tensor.offset % header.alignment !== 0) throw corrupt(`tensor ${tensor.name} is not aligned to ${header.alignment} bytes`);
     const size = GGML_TYPE_SIZES[tensor.ggmlType];
     const elements = tensor.dims.reduce((a, b) => a * b, 1);
     // Types missing from the table (newer quantisations) still get the start-offset check.
@@ -274,69 +239,6 @@ function validateTensors(header: GgufHeader, fileBytes: number, architecture: st
     if (tensor.offset + bytes > dataBytes) {
       throw new EmbeddedModelError('truncated', `The model file ends before the data of tensor ${tensor.name} (${fileBytes} bytes). It is incomplete: download or convert it again.`);
     }
-  }
-  if (architecture === 'llama') {
-    const embeddings = header.tensors.find((t) => t.name === 'token_embd.weight');
-    if (!embeddings) throw corrupt('the tensor token_embd.weight is missing');
-    const [width, rows] = embeddings.dims;
-    if (width !== embeddingLength || rows !== vocabularySize) {
-      throw corrupt(`token_embd.weight is [${embeddings.dims}], the metadata says [${embeddingLength}, ${vocabularySize}]`);
-    }
-  }
-}
-
-/** Typed access to metadata that throws `missing_metadata` / `invalid_metadata` sentences. */
-class MetadataView {
-  constructor(private readonly entries: Map<string, GgufMetadataEntry>) {}
-
-  has(key: string): boolean {
-    return this.entries.has(key);
-  }
-
-  private get(key: string): GgufMetadataEntry {
-    const entry = this.entries.get(key);
-    if (!entry) {
-      throw new EmbeddedModelError('missing_metadata', `The model file lacks the metadata key ${key}, which llama.cpp needs to load it. Re-export the model with that key.`);
-    }
-    return entry;
-  }
-
-  string(key: string): string {
-    const { value } = this.get(key);
-    if (typeof value !== 'string' || value === '') throw invalid(key, 'is not a non-empty string');
-    return value;
-  }
-
-  number(key: string): number {
-    const { value } = this.get(key);
-    if (typeof value !== 'number') throw invalid(key, 'is not a number');
-    return value;
-  }
-
-  positiveInt(key: string): number {
-    const value = this.number(key);
-    if (!Number.isInteger(value) || value <= 0) throw invalid(key, `is ${value}, not a positive integer`);
-    return value;
-  }
-
-  /**
-   * A size llama.cpp accepts once for all blocks (then positive) or one per block (then some may
-   * be 0: hybrid models have blocks without attention or feed-forward).
-   */
-  countPerBlock(key: string, blockCount: number): number[] {
-    const { value } = this.get(key);
-    if (!Array.isArray(value)) return new Array<number>(blockCount).fill(this.positiveInt(key));
-    const counts = value.filter((v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0);
-    if (value.length !== blockCount || counts.length !== blockCount || counts.every((v) => v === 0)) {
-      throw invalid(key, `must hold ${blockCount} non-negative integers, not all 0`);
-    }
-    return counts;
-  }
-
-  array(key: string, item: 'string' | 'number'): readonly GgufScalar[] {
-    const { value } = this.get(key);
-    if (!Array.isArray(value) || !value.every((v) => typeof v === item)) throw invalid(key, `is not an array of ${item}s`);
-    return value;
   }
 }
 
@@ -352,8 +254,8 @@ function narrow(value: bigint): number | bigint {
   return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value;
 }
 
-/** Reads and validates in one step: what the provider runs before starting a model host. */
-export async function inspectModelFile(path: string): Promise<GgufModelSummary> {
+/** Reads and checks in one step: what the provider runs before starting a model host. */
+export async function inspectModelFile(path: string): Promise<void> {
   const { header, fileBytes } = await readGgufHeader(path);
-  return validateGgufModel(header, fileBytes);
+  validateGgufModel(header, fileBytes);
 }
