@@ -1,8 +1,9 @@
-import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describePathError, normalizePath, validatePath, type PathError } from './paths';
 
-const { seed, iterations } = propertyConfig(1000);
+const runs = propertyParameters(1000);
 
 /** Every error once; a new `PathError` fails to type-check here until it is listed. */
 const everyError: Record<PathError, true> = {
@@ -57,26 +58,28 @@ describe('paths', () => {
     for (const error of Object.keys(everyError) as PathError[]) expect(describePathError(error)).toMatch(/^[A-Z].+\.$/);
   });
 
-  it(`[P14] any string is refused, or is a path that survives the wire and looks like what it is (seed ${seed})`, () => {
-    const random = seededRandom(seed);
-    let accepted = 0;
-    for (let i = 0; i < iterations; i++) {
-      const raw = randomCodeUnits(random);
-      const path = normalizePath(raw);
-      const error = validatePath(path);
-      const shown = JSON.stringify(raw);
-      if (error !== null) {
-        expect(Object.keys(everyError), shown).toContain(error);
-        continue;
-      }
-      accepted++;
-      // What Yjs and JSON carry is UTF-8: an accepted path reaches every client unchanged.
-      expect(utf8.decode(utf8.encode(path)), shown).toBe(path);
-      expect(normalizePath(path), shown).toBe(path);
-      expect(path, shown).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\\]/);
-      expect(path.split('/'), shown).not.toContain('..');
-    }
-    expect(accepted, 'the generator must also produce acceptable paths').toBeGreaterThan(iterations / 10);
+  it('[P14] any string is refused, or is a path that survives the wire and looks like what it is', () => {
+    fc.assert(
+      fc.property(codeUnits, (raw) => {
+        const path = normalizePath(raw);
+        const error = validatePath(path);
+        if (error !== null) {
+          expect(Object.keys(everyError)).toContain(error);
+          return;
+        }
+        // What Yjs and JSON carry is UTF-8: an accepted path reaches every client unchanged.
+        expect(utf8.decode(utf8.encode(path))).toBe(path);
+        expect(normalizePath(path)).toBe(path);
+        expect(path).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\\]/);
+        expect(path.split('/')).not.toContain('..');
+      }),
+      runs,
+    );
+  });
+
+  it('[P14] the generator of that property also produces acceptable paths', () => {
+    const accepted = fc.sample(codeUnits, { seed: runs.seed, numRuns: runs.numRuns }).filter((raw) => validatePath(normalizePath(raw)) === null);
+    expect(accepted.length).toBeGreaterThan(runs.numRuns / 10);
   });
 });
 
@@ -88,12 +91,12 @@ function range(from: number, to: number): number[] {
  * 0–16 UTF-16 code units, drawn mostly from what paths are made of and sometimes from anywhere
  * in 0x0000–0xFFFF (so surrogate halves, controls and marks turn up on their own).
  */
-function randomCodeUnits(random: () => number): string {
-  const common = 'ab/._- é名\u0301';
-  const length = Math.floor(random() * 17);
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out += random() < 0.7 ? common[Math.floor(random() * common.length)] : String.fromCharCode(Math.floor(random() * 0x10000));
-  }
-  return out;
-}
+const codeUnits: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      { arbitrary: fc.constantFrom(...'ab/._- é名\u0301'), weight: 7 },
+      { arbitrary: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), weight: 3 },
+    ),
+    { maxLength: 16, size: 'max' },
+  )
+  .map((units) => units.join(''));
