@@ -1,36 +1,42 @@
-import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { typescript } from 'monaco-editor/languages/features/typescript/lib/typescriptServices';
 import { TypeScriptWorker, type WorkerContext } from 'monaco-editor/languages/features/typescript/tsWorker';
 import { describe, expect, it } from 'vitest';
 import { changeRangeBetween, IncrementalTypeScriptWorker } from './IncrementalTypeScriptWorker';
 
-const { seed, iterations } = propertyConfig(400);
+/** A small alphabet, so that the two sides of an edit often repeat each other. */
+const char = fc.constantFrom(...'ab\n x');
 
-/** A random edit: insert, delete or replace a few characters somewhere (small alphabet: repeats). */
-function edit(text: string, random: () => number): string {
-  const at = Math.floor(random() * (text.length + 1));
-  const removed = Math.floor(random() * Math.min(6, text.length - at + 1));
-  const inserted = Array.from({ length: Math.floor(random() * 5) }, () => 'ab\n x'[Math.floor(random() * 5)]).join('');
-  return text.slice(0, at) + inserted + text.slice(at + removed);
+/**
+ * Insert, delete or replace a few characters somewhere: the offset is any natural, taken modulo
+ * the text it lands in, so an edit applies to any text.
+ */
+const anyEdit = fc.record({ at: fc.nat(), removed: fc.nat({ max: 5 }), inserted: fc.string({ unit: char, maxLength: 4, size: 'max' }) });
+
+function edit(text: string, { at, removed, inserted }: { at: number; removed: number; inserted: string }): string {
+  const from = at % (text.length + 1);
+  return text.slice(0, from) + inserted + text.slice(from + Math.min(removed, text.length - from));
 }
 
 describe('changeRangeBetween', () => {
-  it(`describes one edit that turns the old text into the new one, keeping their common ends (SEED=${seed} ITERATIONS=${iterations})`, () => {
-    for (let i = 0; i < iterations; i++) {
-      const random = seededRandom(seed + i);
-      const before = Array.from({ length: Math.floor(random() * 30) }, () => 'ab\n x'[Math.floor(random() * 5)]).join('');
-      let after = before;
-      for (let n = 1 + Math.floor(random() * 3); n > 0; n--) after = edit(after, random);
-      const { span, newLength } = changeRangeBetween(before, after);
-      const message = `SEED=${seed + i} ${JSON.stringify(before)} → ${JSON.stringify(after)}`;
-      expect(span.start + span.length, message).toBeLessThanOrEqual(before.length);
-      expect(before.slice(0, span.start) + after.slice(span.start, span.start + newLength) + before.slice(span.start + span.length), message).toBe(after);
-      // Nothing shared is inside the range: its first and last characters differ (when both sides have one).
-      if (span.length > 0 && newLength > 0) {
-        expect(before[span.start], message).not.toBe(after[span.start]);
-        expect(before[span.start + span.length - 1], message).not.toBe(after[span.start + newLength - 1]);
-      }
-    }
+  it('describes one edit that turns the old text into the new one, keeping their common ends', () => {
+    const texts = fc
+      .tuple(fc.string({ unit: char, maxLength: 29, size: 'max' }), fc.array(anyEdit, { minLength: 1, maxLength: 3, size: 'max' }))
+      .map(([before, edits]) => ({ before, after: edits.reduce(edit, before) }));
+    fc.assert(
+      fc.property(texts, ({ before, after }) => {
+        const { span, newLength } = changeRangeBetween(before, after);
+        expect(span.start + span.length).toBeLessThanOrEqual(before.length);
+        expect(before.slice(0, span.start) + after.slice(span.start, span.start + newLength) + before.slice(span.start + span.length)).toBe(after);
+        // Nothing shared is inside the range: its first and last characters differ (when both sides have one).
+        if (span.length > 0 && newLength > 0) {
+          expect(before[span.start]).not.toBe(after[span.start]);
+          expect(before[span.start + span.length - 1]).not.toBe(after[span.start + newLength - 1]);
+        }
+      }),
+      propertyParameters(400),
+    );
   });
 
   it('is empty for equal texts', () => {
@@ -92,24 +98,29 @@ describe('IncrementalTypeScriptWorker', () => {
     expect(sourceFileOf(monacos).statements[40]).not.toBe(monacoBefore[40]);
   });
 
-  it(`parses to the same tree and diagnostics as a full parse after any sequence of edits (SEED=${seed})`, async () => {
-    const random = seededRandom(seed);
-    let text = functions(12);
-    const context = oneModel(text);
-    const worker = new IncrementalTypeScriptWorker(context, createData);
-    // Monaco's own host, fed the same edits, parses every version from scratch.
-    const reference = oneModel(text);
-    const monacos = new TypeScriptWorker(reference, createData);
-    const strip = (list: Array<{ start?: number; length?: number; code: number }>) => list.map(({ start, length, code }) => ({ start, length, code }));
-    for (let step = 0; step < 150; step++) {
-      text = edit(text, random);
-      context.set(text);
-      reference.set(text);
-      const message = `SEED=${seed} step ${step}`;
-      expect(strip(await worker.getSyntacticDiagnostics('file:///main.ts')), message).toEqual(strip(await monacos.getSyntacticDiagnostics('file:///main.ts')));
-      expect(treeOf(sourceFileOf(worker)), message).toEqual(treeOf(sourceFileOf(monacos)));
-    }
-    expect(strip(await worker.getSemanticDiagnostics('file:///main.ts'))).toEqual(strip(await monacos.getSemanticDiagnostics('file:///main.ts')));
+  it('parses to the same tree and diagnostics as a full parse after any sequence of edits', async () => {
+    // One long sequence: 150 edits of one file, each compared with a full parse.
+    const edits = fc.array(anyEdit, { minLength: 150, maxLength: 150 });
+    await fc.assert(
+      fc.asyncProperty(edits, async (edits) => {
+        let text = functions(12);
+        const context = oneModel(text);
+        const worker = new IncrementalTypeScriptWorker(context, createData);
+        // Monaco's own host, fed the same edits, parses every version from scratch.
+        const reference = oneModel(text);
+        const monacos = new TypeScriptWorker(reference, createData);
+        const strip = (list: Array<{ start?: number; length?: number; code: number }>) => list.map(({ start, length, code }) => ({ start, length, code }));
+        for (const [step, change] of edits.entries()) {
+          text = edit(text, change);
+          context.set(text);
+          reference.set(text);
+          expect(strip(await worker.getSyntacticDiagnostics('file:///main.ts')), `step ${step}`).toEqual(strip(await monacos.getSyntacticDiagnostics('file:///main.ts')));
+          expect(treeOf(sourceFileOf(worker)), `step ${step}`).toEqual(treeOf(sourceFileOf(monacos)));
+        }
+        expect(strip(await worker.getSemanticDiagnostics('file:///main.ts'))).toEqual(strip(await monacos.getSemanticDiagnostics('file:///main.ts')));
+      }),
+      propertyParameters(1),
+    );
   });
 
   it('reports the diagnostics of the file and of a stand-in text for it, and the file\'s own again on the next request', async () => {

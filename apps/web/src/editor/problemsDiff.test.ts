@@ -1,4 +1,5 @@
-import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { flattenMessage, problemsDiff, type Problem } from './problemsDiff';
 
@@ -36,25 +37,27 @@ describe('problemsDiff', () => {
     expect(fixed).toHaveLength(1);
   });
 
-  const { seed, iterations } = propertyConfig(300);
-  it(`what was before, less the fixed, plus the added, is what is after, as multisets (SEED=${seed} ITERATIONS=${iterations})`, () => {
+  it('what was before, less the fixed, plus the added, is what is after, as multisets', () => {
     const key = (p: Problem) => `${p.severity}|${p.code}|${p.excerpt}`;
     const sorted = (list: Problem[]) => list.map(key).sort();
-    for (let i = 0; i < iterations; i++) {
-      const random = seededRandom(seed + i);
-      const pick = (): Problem => ({ ...problem(Math.floor(random() * 100), 'abc'[Math.floor(random() * 3)]!), severity: random() < 0.8 ? 'error' : 'warning' });
-      const before = Array.from({ length: Math.floor(random() * 6) }, pick);
-      const after = Array.from({ length: Math.floor(random() * 6) }, pick);
-      const { added, fixed } = problemsDiff(before, after);
-      const kept = [...before];
-      for (const gone of fixed) kept.splice(kept.indexOf(gone), 1);
-      expect(sorted([...kept, ...added]), `SEED=${seed + i}`).toEqual(sorted(after));
-      // Nothing is both added and fixed: a problem found on both sides, its flagged text changed
-      // or not, is matched, not reported.
-      const loose = (p: Problem) => `${p.severity}|${p.code}|${p.message}`;
-      const fixedKeys = new Set(fixed.map(loose));
-      expect(added.filter((p) => fixedKeys.has(loose(p))), `SEED=${seed + i}`).toEqual([]);
-    }
+    const anyProblem = fc
+      .record({ start: fc.integer({ min: 0, max: 99 }), excerpt: fc.constantFrom('a', 'b', 'c'), severity: fc.oneof({ arbitrary: fc.constant('error' as const), weight: 4 }, { arbitrary: fc.constant('warning' as const), weight: 1 }) })
+      .map(({ start, excerpt, severity }): Problem => ({ ...problem(start, excerpt), severity }));
+    const problems = fc.array(anyProblem, { maxLength: 5, size: 'max' });
+    fc.assert(
+      fc.property(problems, problems, (before, after) => {
+        const { added, fixed } = problemsDiff(before, after);
+        const kept = [...before];
+        for (const gone of fixed) kept.splice(kept.indexOf(gone), 1);
+        expect(sorted([...kept, ...added])).toEqual(sorted(after));
+        // Nothing is both added and fixed: a problem found on both sides, its flagged text changed
+        // or not, is matched, not reported.
+        const loose = (p: Problem) => `${p.severity}|${p.code}|${p.message}`;
+        const fixedKeys = new Set(fixed.map(loose));
+        expect(added.filter((p) => fixedKeys.has(loose(p)))).toEqual([]);
+      }),
+      propertyParameters(300),
+    );
   });
 });
 
