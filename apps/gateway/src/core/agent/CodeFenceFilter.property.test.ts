@@ -1,8 +1,7 @@
-import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CodeFenceFilter } from './CodeFenceFilter';
-
-const { seed, iterations } = propertyConfig(200);
 
 /** Answers as a model sends them, and the code each one stands for. */
 const answers: Array<[answer: string, code: string]> = [
@@ -18,26 +17,29 @@ const answers: Array<[answer: string, code: string]> = [
   ['', ''],
 ];
 
-/** Splits `text` into 1–6 character chunks at random, as tokens arrive. */
-function chunksOf(random: () => number, text: string): string[] {
+/** Token lengths of 1–6 characters, used in turn until the answer runs out. */
+const tokenLengths = fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 16, size: 'max' });
+
+function chunksOf(text: string, lengths: readonly number[]): string[] {
   const chunks: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    const length = 1 + Math.floor(random() * 6);
-    chunks.push(text.slice(i, i + length));
-    i += length;
+  for (let at = 0, i = 0; at < text.length; i++) {
+    const length = lengths[i % lengths.length]!;
+    chunks.push(text.slice(at, at + length));
+    at += length;
   }
   return chunks;
 }
 
 describe('CodeFenceFilter', () => {
-  it(`gives the same code however the answer is split into tokens (seed ${seed})`, () => {
-    const random = seededRandom(seed);
-    for (let i = 0; i < iterations; i++) {
-      const [answer, code] = answers[i % answers.length]!;
-      const filter = new CodeFenceFilter();
-      const out = chunksOf(random, answer).map((chunk) => filter.push(chunk)).join('') + filter.finish();
-      expect(out, JSON.stringify(answer)).toBe(code);
-    }
+  it('gives the same code however the answer is split into tokens', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...answers), tokenLengths, ([answer, code], lengths) => {
+        const filter = new CodeFenceFilter();
+        const out = chunksOf(answer, lengths).map((chunk) => filter.push(chunk)).join('') + filter.finish();
+        expect(out).toBe(code);
+      }),
+      propertyParameters(200),
+    );
   });
 
   it('lets a leading newline out with its token, and holds a later one while a fence could follow', () => {

@@ -1,5 +1,6 @@
 import { hunksOf, type HunkRecord, type HunkStatus } from '@flint/change-set';
-import { propertyConfig, seededRandom } from '@flint/test-kit';
+import { propertyParameters } from '@flint/test-kit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { RejectionHistory } from './RejectionHistory';
@@ -52,30 +53,37 @@ describe('RejectionHistory', () => {
     expect(history.notes().map((note) => /turn (\d);/.exec(note)?.[1])).toEqual(['3', '4', '5', '6', '7']);
   });
 
-  const { seed, iterations } = propertyConfig(200);
-  it(`after any reviews from two replicas, notes what a reading of every record finds (SEED=${seed} ITERATIONS=${iterations})`, () => {
-    const statuses: HunkStatus[] = ['pending', 'accepted', 'rejected'];
-    for (let i = 0; i < iterations; i++) {
-      const random = seededRandom(seed + i);
-      const [gateway, browser] = replicas();
-      const pick = <T,>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
-      // Some records exist before the gateway loads the file.
-      for (let k = 0; k < 3; k++) hunksOf(browser).set(`h${k}`, record(pick(['t0', 't1']), k, pick(statuses), `o${k}`));
-      const history = new RejectionHistory(gateway);
-      for (let step = 0; step < 30; step++) {
-        const doc = random() < 0.5 ? gateway : browser;
-        const hunkId = `h${Math.floor(random() * 12)}`;
-        if (random() < 0.15) hunksOf(doc).delete(hunkId);
-        else hunksOf(doc).set(hunkId, record(pick(['t0', 't1', 't2', 't3']), Number(hunkId.slice(1)), pick(statuses), `o${hunkId.slice(1)}`));
-      }
-      // At most four turns: every turn with a rejection is noted, in whatever order.
-      const expected = new Map<string, HunkRecord[]>();
-      for (const r of hunksOf(gateway).values()) if (r.status === 'rejected') expected.set(r.turnId, [...(expected.get(r.turnId) ?? []), r]);
-      const oracle = [...expected.values()].map((records) => {
-        const original = records.sort((a, b) => a.seq - b.seq).map((r) => r.original).join('');
-        return `Note: in an earlier turn the user rejected ${records.length} of your changes and kept the original text (e.g. ${JSON.stringify(original)}). Do not make that change again.`;
-      });
-      expect(history.notes().sort(), `SEED=${seed + i}`).toEqual(oracle.sort());
-    }
+  it('after any reviews from two replicas, notes what a reading of every record finds', () => {
+    const status = fc.constantFrom<HunkStatus>('pending', 'accepted', 'rejected');
+    // Some records exist before the gateway loads the file.
+    const before = fc.array(fc.record({ turnId: fc.constantFrom('t0', 't1'), status }), { minLength: 3, maxLength: 3 });
+    const step = fc.record({
+      replica: fc.constantFrom('gateway', 'browser'),
+      hunk: fc.integer({ min: 0, max: 11 }),
+      // A review sets a record; now and then one is deleted.
+      review: fc.oneof({ arbitrary: fc.record({ turnId: fc.constantFrom('t0', 't1', 't2', 't3'), status }), weight: 85 }, { arbitrary: fc.constant('delete' as const), weight: 15 }),
+    });
+    fc.assert(
+      // About 30 steps on average, down to none when shrinking.
+      fc.property(before, fc.array(step, { maxLength: 60, size: 'max' }), (before, steps) => {
+        const [gateway, browser] = replicas();
+        before.forEach(({ turnId, status }, k) => hunksOf(browser).set(`h${k}`, record(turnId, k, status, `o${k}`)));
+        const history = new RejectionHistory(gateway);
+        for (const { replica, hunk, review } of steps) {
+          const hunks = hunksOf(replica === 'gateway' ? gateway : browser);
+          if (review === 'delete') hunks.delete(`h${hunk}`);
+          else hunks.set(`h${hunk}`, record(review.turnId, hunk, review.status, `o${hunk}`));
+        }
+        // At most four turns: every turn with a rejection is noted, in whatever order.
+        const expected = new Map<string, HunkRecord[]>();
+        for (const r of hunksOf(gateway).values()) if (r.status === 'rejected') expected.set(r.turnId, [...(expected.get(r.turnId) ?? []), r]);
+        const oracle = [...expected.values()].map((records) => {
+          const original = records.sort((a, b) => a.seq - b.seq).map((r) => r.original).join('');
+          return `Note: in an earlier turn the user rejected ${records.length} of your changes and kept the original text (e.g. ${JSON.stringify(original)}). Do not make that change again.`;
+        });
+        expect(history.notes().sort()).toEqual(oracle.sort());
+      }),
+      propertyParameters(200),
+    );
   });
 });
