@@ -1,3 +1,4 @@
+export * from './ConnectProxy';
 export * from './FakeClock';
 export * from './MemorySocketPair';
 export * from './property';

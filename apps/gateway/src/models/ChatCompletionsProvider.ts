@@ -1,7 +1,7 @@
 /**
  * OpenAI-compatible Chat Completions over SSE, for any base URL: OpenAI, Cerebras, Groq, vLLM,
- * llama-server, Ollama, LM Studio. One pool of kept-alive connections per provider, so
- * sequential requests reuse a warm TCP (and TLS) connection. For autocomplete it also completes raw FIM prompts
+ * llama-server, Ollama, LM Studio. One HTTP client per provider (ProviderHttp), so sequential
+ * requests reuse a warm TCP (and TLS) connection, or one HTTP/2 connection. For autocomplete it also completes raw FIM prompts
  * (`/v1/completions`) and, where configured, llama-server's native `/infill`.
  */
 import {
@@ -12,16 +12,15 @@ import {
   type ModelProvider,
   type ModelRequest,
   type PromptRequest,
-  type ReadPacer,
   withRequestId,
 } from './ModelProvider';
-import { ChatChunkReader } from './chatChunk';
+import { parseChatChunk } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
-import { ConnectionPool } from './ConnectionPool';
-import { SseStream, type SseReader } from './SseStream';
+import { closeDispatcher, providerDispatcher, SseResponse, type SseReader } from './ProviderHttp';
 import { mergeText, TextRun } from './TextRun';
+import type { Dispatcher } from 'undici';
 
 export interface ChatCompletionsOptions {
   /** e.g. "https://api.cerebras.ai/v1", "http://127.0.0.1:8080/v1"; `/chat/completions` is appended. */
@@ -46,7 +45,7 @@ export interface ChatCompletionsOptions {
   headers?: Record<string, string>;
   /** llama-server's `/infill` URL (e.g. "http://127.0.0.1:8080/infill"): enables `infill`. */
   infillUrl?: string;
-  /** Certificate authorities to trust instead of Node's (see `ConnectionPoolOptions.ca`). */
+  /** Certificate authorities to trust instead of Node's (see `ProviderHttpOptions.ca`). */
   ca?: string | Buffer;
 }
 
@@ -57,11 +56,11 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly infillUrl: URL | null;
   private readonly name: string;
   /** Kept-alive connections to every origin this provider asks (the infill URL's too). */
-  private readonly pool: ConnectionPool;
+  private readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ChatCompletionsOptions) {
-    this.pool = new ConnectionPool({ ca: options.ca });
+    this.dispatcher = providerDispatcher({ ca: options.ca });
     const base = options.baseUrl.replace(/\/+$/, '');
     this.url = new URL(`${base}/chat/completions`);
     this.completionsUrl = new URL(`${base}/completions`);
@@ -72,7 +71,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
-    return this.run(this.url, this.body(request), signal, new ChatChunkReader(), request.pacer);
+    return this.run(this.url, this.body(request), signal, { chunk: parseChatChunk });
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */
@@ -108,44 +107,38 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   async close(): Promise<void> {
-    this.pool.close();
+    await closeDispatcher(this.dispatcher);
   }
 
   /**
    * One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. Events
-   * are decoded in the socket's callback and queued (no async step per layer, see EventQueue).
+   * are decoded in the body's data callback and queued (no async step per layer, see EventQueue).
    */
-  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader, pacer?: ReadPacer): AsyncIterableIterator<ModelEvent> {
-    let stream: SseStream | null = null;
+  private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader): AsyncIterableIterator<ModelEvent> {
+    let stream: SseResponse | null = null;
     let finished = false;
     const queue: EventQueue<ModelEvent> = new EventQueue({
       signal,
       merge: mergeText,
       start: () => {
-        SseStream.open(
-          {
-            url,
-            headers: this.headers,
-            body,
-            pool: this.pool,
-            signal,
-            idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
-            provider: this.name,
-            pacer,
-          },
-          // Read from the socket callback that brought the head: the first text is queued there.
-          (opened) => {
-            stream = opened;
-            return this.reader(opened, queue, signal, read, () => (finished = true));
-          },
-        ).then((opened) => {
+        SseResponse.open({
+          url,
+          headers: this.headers,
+          body,
+          dispatcher: this.dispatcher,
+          signal,
+          idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
+          provider: this.name,
+        }).then((opened) => {
           if (!opened) return queue.end();
-          // The consumer stopped while it opened: what was queued meanwhile was dropped.
-          if (queue.isClosed && !finished) opened.destroy();
+          stream = opened;
+          // The consumer stopped while it opened.
+          if (queue.isClosed) return opened.destroy();
+          opened.read(this.reader(opened, queue, signal, read, () => (finished = true)));
         }, (error: unknown) => queue.fail(error));
       },
       stop: () => {
-        // The consumer stopped early: an answer read to its end returns its socket to the pool.
+        // The consumer stopped early: an answer read to its end keeps its connection.
         if (finished) void stream?.finish();
         else stream?.destroy();
       },
@@ -153,7 +146,7 @@ export class ChatCompletionsProvider implements ModelProvider {
     return queue;
   }
 
-  private reader(stream: SseStream, queue: EventQueue<ModelEvent>, signal: AbortSignal, read: StreamEventReader, onFinished: () => void): SseReader {
+  private reader(stream: SseResponse, queue: EventQueue<ModelEvent>, signal: AbortSignal, read: StreamEventReader, onFinished: () => void): SseReader {
     let finishReason: FinishReason | null = null;
     let usage: Extract<ModelEvent, { type: 'usage' }> | null = null;
     /** The final event or a bad one was read: the rest of that network read is ignored. */
@@ -171,7 +164,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       pushText();
       if (usage) queue.push(usage);
       queue.push({ type: 'done', finishReason: finishReason ?? 'stop' });
-      // The iteration ends once the socket is back in the pool: the next request finds it idle.
+      // The iteration ends once the answer is read to its end: the next request finds the connection idle.
       void stream.finish().then(() => queue.end());
     };
     return {
@@ -195,7 +188,6 @@ export class ChatCompletionsProvider implements ModelProvider {
         if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
         if (chunk.final) complete();
       },
-      wholeEvent: read.wholeEvent && ((data, start) => (over ? -1 : read.wholeEvent!(data, start, text))),
       readEnd: pushText,
       end: () => {
         if (signal.aborted) return queue.end();
@@ -227,11 +219,9 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 }
 
-/** How one endpoint's stream events are read: each event's `data`, and optionally whole events in place. */
+/** How one endpoint's stream events are read: each event's `data`. */
 interface StreamEventReader {
   chunk(data: string): CompletionChunk | null;
-  /** See `ChatChunkReader.wholeEvent`. */
-  wholeEvent?(text: string, start: number, into: TextRun): number;
 }
 
 /** Fails on the first `next()`, like a request the server refused. */

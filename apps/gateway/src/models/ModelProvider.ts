@@ -32,26 +32,6 @@ export interface ModelRequest {
    * region from it; chat models ignore it.
    */
   infill?: { prefix: string; suffix: string };
-  /**
-   * The consumer applies text once per flush: an adapter may leave a fast stream's connection
-   * unread until the next one and read what came meanwhile in one go (decision 0015). Absent:
-   * read at once.
-   */
-  pacer?: ReadPacer;
-}
-
-/**
- * What a consumer that applies text once per flush (the agent's turn) offers its provider: one
- * network read per flush instead of one per packet, and never a flush that misses a held read.
- */
-export interface ReadPacer {
-  /**
-   * Asked after a read, before the consumer has seen its text. False: text arriving now would
-   * go out at once (no flush is due, or it is due within a millisecond), so read on. True: the
-   * consumer calls `resume` once, just before its next flush, and that flush waits for the I/O
-   * `resume` lets in (one turn of the event loop), so what the connection held goes out with it.
-   */
-  holdUntilFlush(resume: () => void): boolean;
 }
 
 /** A raw prompt, sent as-is without a chat template: fill-in-the-middle with the model's FIM tokens. */

@@ -21,8 +21,7 @@ import { finishedEvents, readResponsesEvent, type ResponsesStep } from './readRe
 import { ResponsesSocket, socketClosed, socketGarbage, socketIdle, UpgradeRefused } from './ResponsesSocket';
 import { ResponsesSocketPool } from './ResponsesSocketPool';
 import { ResponsesThreads, type InputPlan } from './ResponsesThreads';
-import { ConnectionPool } from './ConnectionPool';
-import { SseStream } from './SseStream';
+import { closeDispatcher, providerDispatcher, SseResponse } from './ProviderHttp';
 import { TextRun } from './TextRun';
 
 export interface ResponsesOptions {
@@ -57,7 +56,7 @@ export class ResponsesProvider implements ModelProvider {
   private readonly httpUrl: URL;
   private readonly webSocketUrl: string;
   private readonly headers: Record<string, string>;
-  private readonly httpPool = new ConnectionPool();
+  private readonly dispatcher = providerDispatcher();
   private readonly pool: ResponsesSocketPool;
   private readonly threads = new ResponsesThreads();
   private readonly transport: 'websocket' | 'sse' | 'auto';
@@ -93,7 +92,7 @@ export class ResponsesProvider implements ModelProvider {
 
   async close(): Promise<void> {
     this.pool.closeAll();
-    this.httpPool.close();
+    await closeDispatcher(this.dispatcher);
   }
 
   private webSocketAllowed(): boolean {
@@ -225,7 +224,7 @@ export class ResponsesProvider implements ModelProvider {
   private async *overSse(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent, void, undefined> {
     // Without `store`, responses live only in a WebSocket's memory: SSE always sends everything.
     let plan: InputPlan = this.store ? this.threads.plan(request, null) : { input: request.messages, previousResponseId: null };
-    let stream: SseStream | null;
+    let stream: SseResponse | null;
     try {
       stream = await this.openSse(request, plan, signal);
     } catch (error) {
@@ -284,16 +283,15 @@ export class ResponsesProvider implements ModelProvider {
     }
   }
 
-  private openSse(request: ModelRequest, plan: InputPlan, signal: AbortSignal): Promise<SseStream | null> {
-    return SseStream.open({
+  private openSse(request: ModelRequest, plan: InputPlan, signal: AbortSignal): Promise<SseResponse | null> {
+    return SseResponse.open({
       url: this.httpUrl,
       headers: this.headers,
       body: { ...this.body(request, plan), stream: true },
-      pool: this.httpPool,
+      dispatcher: this.dispatcher,
       signal,
       idleTimeoutMs: this.idleTimeoutMs,
       provider: this.name,
-      pacer: request.pacer,
     });
   }
 

@@ -3,6 +3,8 @@
  * (the WebSocket mode runs turns sequentially per connection); the pool decides who uses it.
  */
 import { performance } from 'node:perf_hooks';
+import { HttpsProxyAgent } from 'https-proxy-agent';
+import { getProxyForUrl } from 'proxy-from-env';
 import WebSocket from 'ws';
 import { ProviderError } from './ModelProvider';
 
@@ -51,10 +53,16 @@ export class ResponsesSocket {
     ws.on('error', () => undefined);
   }
 
-  /** Opens a connection; rejects with UpgradeRefused or a `network` ProviderError. */
+  /**
+   * Opens a connection; rejects with UpgradeRefused or a `network` ProviderError. Through the
+   * proxy the environment names for its URL (`HTTPS_PROXY` for wss:, `HTTP_PROXY` for ws:,
+   * `NO_PROXY`), as the HTTP requests go (ProviderHttp).
+   */
   static open(url: string, headers: Record<string, string>, timeoutMs: number, provider: string): Promise<ResponsesSocket> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
+      const proxy = getProxyForUrl(url.replace(/^ws/, 'http'));
+      const agent = proxy ? new HttpsProxyAgent(proxy) : undefined;
+      const ws = new WebSocket(url, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false, agent });
       let settled = false;
       ws.once('unexpected-response', (req, res) => {
         settled = true;

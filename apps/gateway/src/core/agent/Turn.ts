@@ -1,6 +1,6 @@
 import type { AgentErrorCode, AgentRoute, TurnInfo } from '@flint/protocol';
 import { StreamingDiff, type DiffOp } from '@flint/stream-diff';
-import { ProviderError, type ModelProvider, type ModelRequest, type ReadPacer } from '../../models/ModelProvider';
+import { ProviderError, type ModelProvider, type ModelRequest } from '../../models/ModelProvider';
 import type { Clock, TimerHandle } from '../Clock';
 import { CodeFenceFilter } from './CodeFenceFilter';
 import type { EditApplier } from './EditApplier';
@@ -14,16 +14,6 @@ const statusIntervalMs = 250;
  * that fast. The text and the agent's cursor still go out with every flush.
  */
 const liveStatusIntervalMs = 100;
-/** A provider read is held only when the next flush is at least this far away (see `pacer`). */
-const minHoldMs = 1;
-/**
- * Nor while flush timers fire later than this: a process the machine does not run on time would
- * leave held text waiting for a late timer, and a socket left unread that long backs the
- * provider up (B5 at 20,000 lines, where the page takes every core: text reached the editor later
- * with every read held).
- */
-const maxTimerLateMs = 4;
-
 export interface TurnOptions {
   info: Omit<TurnInfo, 'status' | 'ttftMs' | 'outputTokens' | 'tokensPerSecond' | 'error'>;
   route: AgentRoute;
@@ -58,12 +48,6 @@ export class Turn {
   private fences = new CodeFenceFilter();
   private buffer = '';
   private flushTimer: TimerHandle | null = null;
-  /** Provider reads held until the next flush (see `pacer`): their resumes. */
-  private held: Array<() => void> = [];
-  /** The flush timer fired and let held reads in; the flush waits for them (one turn of the loop). */
-  private releasing = false;
-  /** How late the last flush timer fired. */
-  private timerLateMs = 0;
   private firstTokenAt: number | null = null;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private lastStatusAt = Number.NEGATIVE_INFINITY;
@@ -133,7 +117,7 @@ export class Turn {
   }
 
   private async consume(request: ModelRequest, signal: AbortSignal): Promise<void> {
-    for await (const event of this.options.provider.stream({ ...request, pacer: this.pacer }, signal)) {
+    for await (const event of this.options.provider.stream(request, signal)) {
       if (this.ended || signal.aborted) return;
       if (event.type === 'text') {
         if (this.firstTokenAt === null) {
@@ -148,9 +132,7 @@ export class Turn {
         if (!this.buffer) continue;
         // Leading edge: the first text (and any text after a quiet spell) goes out at once;
         // an overdue flush runs here too, so a busy event loop that starves timers still
-        // applies text every interval. Not while held reads come in: over TLS one socket read
-        // is a chunk per record, and the flush waiting for them takes them all.
-        if (this.releasing) continue;
+        // applies text every interval.
         if (this.options.clock.now() - this.lastFlushAt >= this.options.flushIntervalMs) this.flush(false);
         else this.scheduleFlush();
       } else if (event.type === 'usage') {
@@ -184,42 +166,15 @@ export class Turn {
     this.generation?.abort();
   }
 
-  /**
-   * Text that arrives now is applied at the next flush: until then the provider's connection
-   * need not be read. The flush lets held reads in itself and waits one turn of the event loop
-   * for them, so a timer that fires late delays the text no more than it delays the flush
-   * (decision 0015). Before the first flush, and after a quiet spell, text goes out at once:
-   * nothing to hold it for.
-   */
-  private readonly pacer: ReadPacer = {
-    holdUntilFlush: (resume) => {
-      // While releasing, the read asking is the one just let in: its text goes out with this
-      // flush (by the wall clock the timer may fire up to a millisecond early).
-      if (this.ended || this.releasing || this.timerLateMs > maxTimerLateMs || this.dueInMs() < minHoldMs) return false;
-      this.held.push(resume);
-      this.scheduleFlush();
-      return true;
-    },
-  };
-
   private dueInMs(): number {
     return this.lastFlushAt + this.options.flushIntervalMs - this.options.clock.now();
   }
 
   private scheduleFlush(): void {
     if (this.flushTimer !== null) return;
-    const dueAt = this.lastFlushAt + this.options.flushIntervalMs;
     this.flushTimer = this.options.clock.setTimeout(() => {
       this.flushTimer = null;
-      this.timerLateMs = this.options.clock.now() - dueAt;
-      if (this.held.length === 0) return this.flushBuffered();
-      this.releasing = true;
-      // First: a reader let in may queue its own `afterIo` to read what comes as one, ahead of ours.
-      this.releaseHeld();
-      this.options.clock.afterIo(() => {
-        this.releasing = false;
-        this.flushBuffered();
-      });
+      this.flushBuffered();
     }, Math.max(0, this.dueInMs()));
   }
 
@@ -228,21 +183,11 @@ export class Turn {
     if (!this.ended && this.buffer) this.flush(false);
   }
 
-  private releaseHeld(): void {
-    if (this.held.length === 0) return;
-    const held = this.held;
-    this.held = [];
-    for (const resume of held) resume();
-  }
-
   private flush(final: boolean): void {
     if (this.flushTimer !== null) {
       this.options.clock.clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    // The timer that would let held reads in is cleared above: this flush lets them in instead
-    // (held by an earlier generation after a steer, say), or they would wait for the idle timeout.
-    this.releaseHeld();
     const now = this.options.clock.now();
     this.lastFlushAt = now;
     const provisionalBefore = this.provisional;
@@ -347,7 +292,6 @@ export class Turn {
 
   private end(status: 'done' | 'cancelled' | 'failed'): void {
     this.ended = true;
-    this.releaseHeld();
     this.info = { ...this.info, status };
     this.options.onChange(this.info);
     this.options.onEnd(this.info);

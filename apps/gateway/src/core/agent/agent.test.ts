@@ -71,112 +71,29 @@ async function step(ctx: ReturnType<typeof setup>) {
 }
 
 describe('agent inline edits', () => {
-  it('holds a provider read until its next flush, lets it in just before, and applies what it let in with that flush', async () => {
+  it('applies the first text at once, then what arrives between flushes together at the next, on the turn\'s own timer', async () => {
     const { ctx, text } = await promptIntoEmptyFile(); // nothing for the stream-diff to hold back
-    const pacer = ctx.provider.requests[0]!.pacer!;
-    const resumedAt: number[] = [];
-    const heldRead = () => {
-      resumedAt.push(ctx.h.clock.now());
-      ctx.provider.emit('Number(a)'); // what the connection held, read once let in
-      // Asked again as that read comes in: it goes out with this flush, not held for the next.
-      expect(pacer.holdUntilFlush(() => undefined)).toBe(false);
-    };
-    expect(pacer.holdUntilFlush(heldRead)).toBe(false); // no flush yet: the first text goes out at once
     ctx.provider.emit('return ');
     await drain(); // the first text flushes as it arrives
     ctx.h.flush();
-    const firstFlushAt = ctx.h.clock.now();
-    expect(pacer.holdUntilFlush(heldRead)).toBe(true); // the next flush is 8 ms away
-    ctx.h.clock.advance(7);
-    expect(resumedAt).toEqual([]);
     expect(text.toString()).toBe('return ');
-    await step(ctx); // the flush is due within this step
-    await drain(); // the turn reads what came in (real I/O: before the flush's next turn of the loop)
+    ctx.provider.emit('Number');
+    await drain();
+    ctx.h.clock.advance(3);
+    ctx.provider.emit('(a)');
+    await drain();
     ctx.h.flush();
-    expect(resumedAt).toEqual([firstFlushAt + 8]); // let in by the flush itself, once
+    expect(text.toString()).toBe('return '); // both wait in the turn's buffer for the flush 8 ms after the first
+    ctx.h.clock.advance(5);
+    ctx.h.flush();
     expect(text.toString()).toBe('return Number(a)');
-    ctx.h.clock.advance(7.5);
-    expect(pacer.holdUntilFlush(heldRead)).toBe(false); // the flush is under a millisecond away: read on
     ctx.h.clock.advance(30);
-    expect(pacer.holdUntilFlush(heldRead)).toBe(false); // a quiet spell: text goes out at once again
+    ctx.provider.emit(';');
+    await drain(); // after a quiet spell, text goes out at once again
+    ctx.h.flush();
+    expect(text.toString()).toBe('return Number(a);');
     ctx.provider.end();
     await step(ctx);
-  });
-
-  it('does not hold again the read its flush just let in, though the timer fired early by the wall clock', async () => {
-    const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, 2));
-    const pacer = ctx.provider.requests[0]!.pacer!;
-    ctx.provider.emit('return ');
-    await drain();
-    let askedAgain: boolean | null = null;
-    expect(
-      pacer.holdUntilFlush(() => {
-        ctx.provider.emit('Number(a)');
-        askedAgain = pacer.holdUntilFlush(() => undefined); // 2 ms before the flush by now()
-      }),
-    ).toBe(true);
-    await step(ctx);
-    await drain();
-    ctx.h.flush();
-    expect(askedAgain).toBe(false);
-    expect(text.toString()).toBe('return Number(a)');
-  });
-
-  it('while a flush lets held reads in, text that comes in pieces waits for that flush, not an overdue one', async () => {
-    // Timers 6 ms late: the flush's own turn of the loop (a timer due now) runs 6 ms after the
-    // release, so the pieces can be consumed in between, as TLS records are.
-    const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, -6));
-    const pacer = ctx.provider.requests[0]!.pacer!;
-    ctx.provider.emit('a');
-    await drain();
-    expect(pacer.holdUntilFlush(() => ctx.provider.emit('b'))).toBe(true);
-    ctx.h.clock.advance(14); // due at 8, fired at 14: releasing
-    await drain();
-    ctx.provider.emit('c'); // a second piece of what the hold let in
-    await drain();
-    ctx.h.flush();
-    expect(text.toString()).toBe('a');
-    ctx.h.clock.advance(6); // the flush waiting for the release
-    ctx.h.flush();
-    expect(text.toString()).toBe('abc');
-    ctx.provider.end();
-    await step(ctx);
-  });
-
-  it('reads at once while its flush timers fire late: held text would wait for them', async () => {
-    const { ctx, text } = await promptIntoEmptyFile(new FakeClock(undefined, -6));
-    const pacer = ctx.provider.requests[0]!.pacer!;
-    ctx.provider.emit('a');
-    await drain();
-    let resumed = 0;
-    const heldRead = () => {
-      resumed++;
-      ctx.provider.emit('b');
-    };
-    expect(pacer.holdUntilFlush(heldRead)).toBe(true); // no timer has fired late yet
-    ctx.h.clock.advance(20); // due at 8 ms, fired at 14; its flush (a timer due then) at 20
-    await drain();
-    ctx.h.flush();
-    expect(resumed).toBe(1);
-    expect(text.toString()).toBe('ab');
-    expect(pacer.holdUntilFlush(heldRead)).toBe(false);
-    ctx.provider.end();
-    await step(ctx);
-  });
-
-  it('lets a held read go when the turn ends before its flush (Esc)', async () => {
-    const ctx = setup();
-    const turnId = await promptTurn(ctx, original.indexOf('return'), original.indexOf(';') + 1);
-    ctx.provider.emit('return ');
-    await drain();
-    let resumed = 0;
-    expect(ctx.provider.requests[0]!.pacer!.holdUntilFlush(() => resumed++)).toBe(true);
-    const cancelled = ctx.bob.cancelTurn(turnId);
-    ctx.h.flush();
-    expect(await cancelled).toMatchObject({ ok: true });
-    expect(resumed).toBe(1);
-    ctx.h.clock.advance(20);
-    expect(resumed).toBe(1);
   });
 
   it('streams a rewrite into the file for everyone, one transaction per flush, not per token', async () => {

@@ -1,0 +1,312 @@
+/**
+ * How the gateway speaks HTTP to model providers: undici (the engine of Node's own `fetch`), one
+ * dispatcher per provider, and SSE answers read with eventsource-parser. What a deployment needs
+ * comes from the library: kept-alive connections per origin (bounded), HTTP/2 where the endpoint
+ * offers it (ALPN), `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, gzip / brotli / deflate bodies,
+ * redirects (credentials are not carried to another origin), and no retry of a POST that may have
+ * reached the server: a generation is never started twice (decision 0021).
+ */
+import { EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
+import { createParser } from 'eventsource-parser';
+import { ProviderError } from './ModelProvider';
+import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
+import { EventQueue } from './EventQueue';
+
+export interface ProviderHttpOptions {
+  /** Certificate authorities to trust instead of Node's (a private CA, the tests' certificate). */
+  ca?: string | Buffer;
+  /** Connections kept per origin. Default 16: concurrent turns and completions of one gateway. */
+  connectionsPerOrigin?: number;
+}
+
+/**
+ * A provider's HTTP client. Proxies are read from the environment when it is made
+ * (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, lower case too), as curl and Node's `fetch` read them.
+ */
+export function providerDispatcher(options: ProviderHttpOptions = {}): Dispatcher {
+  const tls = options.ca ? { ca: options.ca } : undefined;
+  const agent = new EnvHttpProxyAgent({
+    allowH2: true,
+    connections: options.connectionsPerOrigin ?? 16,
+    // `connect` for direct connections, `requestTls` for those tunnelled through a proxy.
+    connect: tls,
+    requestTls: tls,
+  });
+  return agent.compose(interceptors.redirect({ maxRedirections: 3 }), interceptors.decompress());
+}
+
+/** Closes a provider's connections; safe to call more than once. */
+export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
+  if (closed.has(dispatcher)) return;
+  closed.add(dispatcher);
+  await dispatcher.close();
+}
+const closed = new WeakSet<Dispatcher>();
+
+/** One server-sent event: its `event:` field ('' for none) and its data. */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/**
+ * An SSE body's bytes, read by read, to its events: UTF-8 decoded (a character split between
+ * reads is decoded whole with the next), then eventsource-parser.
+ */
+export function sseDecoder(onEvent: (event: SseEvent) => void): (bytes: Uint8Array) => void {
+  const parser = createParser({ onEvent: (event) => onEvent({ event: event.event ?? '', data: event.data }) });
+  const utf8 = new TextDecoder();
+  return (bytes) => parser.feed(utf8.decode(bytes, { stream: true }));
+}
+
+export interface SseRequest {
+  url: URL;
+  headers: Record<string, string>;
+  body: unknown;
+  dispatcher: Dispatcher;
+  signal: AbortSignal;
+  /** No byte for this long (before or during the answer) fails the request as `network`. */
+  idleTimeoutMs: number;
+  provider: string;
+}
+
+/** Where `SseResponse.read` delivers. */
+export interface SseReader {
+  /** One decoded event; a fast stream's network read holds many. */
+  event(event: SseEvent): void;
+  /** The events of one network read were delivered (there may have been none). */
+  readEnd(): void;
+  /** The server ended the response, or the signal aborted. */
+  end(): void;
+  /** A `network` ProviderError, or what a callback threw. */
+  fail(error: unknown): void;
+}
+
+const maxErrorBodyBytes = 64 * 1024;
+
+/** One streamed POST whose answer is Server-Sent Events. */
+export class SseResponse {
+  private reader: SseReader | null = null;
+  private finishing: Promise<void> | null = null;
+
+  private constructor(
+    private readonly request: SseRequest,
+    private readonly response: Dispatcher.ResponseData,
+  ) {
+    // Until `read`, a failure only ends the body; `read` reports it.
+    response.body.on('error', () => undefined);
+  }
+
+  /**
+   * Sends the request and waits for the answer's head. Throws a ProviderError for an error status
+   * (its body read, bounded, to classify it) or a transport failure; null when `signal` aborted first.
+   */
+  static async open(request: SseRequest): Promise<SseResponse | null> {
+    if (request.signal.aborted) return null;
+    const { url } = request;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request.dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: requestHeaders(request.headers),
+        body: JSON.stringify(request.body),
+        signal: request.signal,
+        headersTimeout: request.idleTimeoutMs,
+        bodyTimeout: request.idleTimeoutMs,
+      });
+    } catch (error) {
+      if (request.signal.aborted) return null;
+      throw openFailure(request, error);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) throw await failure(request, response);
+    return new SseResponse(request, response);
+  }
+
+  /** The provider's id for this request (its `x-request-id`). */
+  get requestId(): string | null {
+    return requestIdFromHeaders(this.response.headers);
+  }
+
+  /**
+   * Reads the events, handing them to `reader` as each network read completes them, then
+   * `readEnd()` (a caller handles what one read says together). Ends when the server ends the
+   * response; fails with `network` on a reset or the idle timeout; ends quietly once the signal
+   * aborts. Stops delivering at `finish()` or `destroy()`. A callback that throws destroys the
+   * response and fails the read with what it threw.
+   */
+  read(reader: SseReader): void {
+    this.reader = reader;
+    const decode = sseDecoder((event) => this.reader === reader && reader.event(event));
+    const { body } = this.response;
+    body.on('data', (bytes: Buffer) => {
+      if (this.reader !== reader) return;
+      try {
+        decode(bytes);
+        if (this.reader === reader) reader.readEnd();
+      } catch (error) {
+        this.destroy();
+        reader.fail(error);
+      }
+    });
+    body.on('end', () => {
+      if (this.reader !== reader) return;
+      this.reader = null;
+      reader.end();
+    });
+    body.on('error', (error: unknown) => {
+      if (this.reader !== reader) return;
+      this.reader = null;
+      if (this.request.signal.aborted) reader.end();
+      else reader.fail(bodyFailure(this.request, error));
+    });
+  }
+
+  /** `read` as an async iterator of each read's events (never empty), for callers written as generators. */
+  batches(): AsyncIterableIterator<SseEvent[]> {
+    let batch: SseEvent[] = [];
+    const queue: EventQueue<SseEvent[]> = new EventQueue({
+      merge: (queued, next) => queued.concat(next),
+      start: () =>
+        this.read({
+          event: (event) => batch.push(event),
+          readEnd: () => {
+            if (batch.length === 0) return;
+            queue.push(batch);
+            batch = [];
+          },
+          end: () => queue.end(),
+          fail: (error) => queue.fail(error),
+        }),
+    });
+    return queue;
+  }
+
+  /**
+   * The caller read the stream's final event: lets the rest of the body arrive so the connection
+   * is kept for the next request, destroying it instead after `graceMs`. Resolves once the body
+   * is settled either way; safe to call more than once.
+   */
+  finish(graceMs = 1_000): Promise<void> {
+    this.reader = null;
+    if (this.finishing) return this.finishing;
+    const { body } = this.response;
+    if (body.destroyed) return (this.finishing = new Promise((resolve) => setImmediate(resolve)));
+    this.finishing = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => body.destroy(), graceMs);
+      body.once('close', () => {
+        clearTimeout(timer);
+        // undici frees the connection for the next request in its own callbacks after this one.
+        setImmediate(resolve);
+      });
+      body.resume();
+    });
+    return this.finishing;
+  }
+
+  /** Stops now, delivering nothing more; closing the request is what tells the provider to stop generating. */
+  destroy(): void {
+    this.reader = null;
+    if (!this.response.body.destroyed) this.response.body.destroy();
+  }
+}
+
+/** Configured headers merged case-insensitively, the body's own framing last. */
+function requestHeaders(configured: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(configured)) headers[name.toLowerCase()] = value;
+  headers.accept = 'text/event-stream';
+  headers['content-type'] = 'application/json';
+  headers['accept-encoding'] = 'gzip, br, deflate';
+  return headers;
+}
+
+/** Reads an error answer's body (bounded) and classifies it. */
+async function failure(request: SseRequest, response: Dispatcher.ResponseData): Promise<ProviderError> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const timer = setTimeout(() => response.body.destroy(), request.idleTimeoutMs);
+  try {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes >= maxErrorBodyBytes) break;
+    }
+  } catch {
+    // Cut short, aborted or undecodable: what came (maybe nothing) and the status decide.
+  } finally {
+    clearTimeout(timer);
+    if (!response.body.destroyed) response.body.destroy();
+  }
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    // Not JSON (a proxy's HTML page), or cut short: the status alone decides.
+  }
+  const { headers } = response;
+  return providerErrorFromWire(
+    { status: response.statusCode, ...wireErrorOf(parsed), retryAfterMs: retryAfterMsFromHeaders(headers), requestId: requestIdFromHeaders(headers) },
+    request.provider,
+  );
+}
+
+function networkError(provider: string, reason: string): ProviderError {
+  return new ProviderError('network', `${provider}: ${reason} — check the network and the base URL.`, null, provider);
+}
+
+/** OpenSSL's and Node's codes for a server certificate the client does not accept. */
+const certificateErrors = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException | null)?.code ?? '';
+}
+
+/** A failure before the answer's head, as a ProviderError that says what to check. */
+function openFailure(request: SseRequest, error: unknown): ProviderError {
+  const { provider, idleTimeoutMs } = request;
+  if (error instanceof ProviderError) return error;
+  const code = errorCode(error);
+  const message = (error as Error | null)?.message ?? String(error);
+  if (certificateErrors.has(code)) {
+    return new ProviderError(
+      'network',
+      `${provider}: its TLS certificate was not accepted (${code}: ${message}) — check the base URL's host name; for a private certificate authority, start Flint with NODE_EXTRA_CA_CERTS set to its PEM file.`,
+      null,
+      provider,
+    );
+  }
+  if (code === 'UND_ERR_INVALID_ARG') {
+    return new ProviderError('not_configured', `${provider}: the request could not be sent (${message}) — fix the provider configuration (its headers or base URL).`, null, provider);
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return networkError(provider, `no answer within ${idleTimeoutMs} ms`);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return networkError(provider, 'could not connect in time');
+  if (code === 'UND_ERR_SOCKET') return networkError(provider, 'the connection closed before an answer');
+  if (code.startsWith('HPE_')) return networkError(provider, `the server's answer is not HTTP (${code})`);
+  if (/^Proxy response \(\d+\)/.test(message)) return networkError(provider, `the proxy refused to connect to ${request.url.host} (${message})`);
+  return networkError(provider, `request failed (${code || message})`);
+}
+
+/** A failure while the answer streams. */
+function bodyFailure(request: SseRequest, error: unknown): ProviderError {
+  const { provider, idleTimeoutMs } = request;
+  if (error instanceof ProviderError) return error;
+  const code = errorCode(error);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return networkError(provider, `no data for ${idleTimeoutMs} ms`);
+  if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__')) {
+    return new ProviderError('bad_response', `${provider}: its compressed answer could not be decoded (${code}).`, null, provider);
+  }
+  return networkError(provider, 'the connection broke mid-stream');
+}
