@@ -2,10 +2,12 @@
  * How the gateway speaks HTTP to model providers: undici (the engine of Node's own `fetch`), one
  * dispatcher per provider, and SSE answers read with eventsource-parser. What a deployment needs
  * comes from the library: kept-alive connections per origin (bounded), HTTP/2 where the endpoint
- * offers it (ALPN), `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, gzip / brotli / deflate bodies,
- * redirects (credentials are not carried to another origin), and no retry of a POST that may have
- * reached the server: a generation is never started twice (decision 0021).
+ * offers it (ALPN), `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, redirects (credentials are not carried to another origin), and no retry of a POST that may have
+ * reached the server: a generation is never started twice. Compressed bodies (gzip, brotli,
+ * deflate) are decoded with Node's zlib (decision 0021).
  */
+import { pipeline, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { ProviderError } from './ModelProvider';
@@ -32,7 +34,27 @@ export function providerDispatcher(options: ProviderHttpOptions = {}): Dispatche
     connect: tls,
     requestTls: tls,
   });
-  return agent.compose(interceptors.redirect({ maxRedirections: 3 }), interceptors.decompress());
+  return agent.compose(interceptors.redirect({ maxRedirections: 3 }));
+}
+
+/**
+ * Bodies are decompressed here, by Node's zlib, rather than by undici's decompress interceptor:
+ * that one is experimental in undici 7 and warns so on every start.
+ */
+const decompressors: Record<string, () => zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  br: () => zlib.createBrotliDecompress(),
+  deflate: () => zlib.createInflate(),
+};
+
+/** The answer's body as sent before its `content-encoding`. */
+function decodedBody(response: Dispatcher.ResponseData): Readable {
+  const header = response.headers['content-encoding'];
+  const decompress = decompressors[String(Array.isArray(header) ? header[0] : (header ?? '')).trim().toLowerCase()];
+  if (!decompress) return response.body;
+  // A failure on either side destroys both; the decompressor reports it.
+  return pipeline(response.body, decompress(), () => undefined);
 }
 
 /** Closes a provider's connections; safe to call more than once. */
@@ -88,13 +110,15 @@ const maxErrorBodyBytes = 64 * 1024;
 export class SseResponse {
   private reader: SseReader | null = null;
   private finishing: Promise<void> | null = null;
+  private readonly body: Readable;
 
   private constructor(
     private readonly request: SseRequest,
     private readonly response: Dispatcher.ResponseData,
   ) {
+    this.body = decodedBody(response);
     // Until `read`, a failure only ends the body; `read` reports it.
-    response.body.on('error', () => undefined);
+    this.body.on('error', () => undefined);
   }
 
   /**
@@ -139,7 +163,7 @@ export class SseResponse {
   read(reader: SseReader): void {
     this.reader = reader;
     const decode = sseDecoder((event) => this.reader === reader && reader.event(event));
-    const { body } = this.response;
+    const { body } = this;
     body.on('data', (bytes: Buffer) => {
       if (this.reader !== reader) return;
       try {
@@ -191,7 +215,7 @@ export class SseResponse {
   finish(graceMs = 1_000): Promise<void> {
     this.reader = null;
     if (this.finishing) return this.finishing;
-    const { body } = this.response;
+    const { body } = this;
     if (body.destroyed) return (this.finishing = new Promise((resolve) => setImmediate(resolve)));
     this.finishing = new Promise<void>((resolve) => {
       const timer = setTimeout(() => body.destroy(), graceMs);
@@ -208,6 +232,7 @@ export class SseResponse {
   /** Stops now, delivering nothing more; closing the request is what tells the provider to stop generating. */
   destroy(): void {
     this.reader = null;
+    if (!this.body.destroyed) this.body.destroy();
     if (!this.response.body.destroyed) this.response.body.destroy();
   }
 }
@@ -226,9 +251,10 @@ function requestHeaders(configured: Record<string, string>): Record<string, stri
 async function failure(request: SseRequest, response: Dispatcher.ResponseData): Promise<ProviderError> {
   const chunks: Buffer[] = [];
   let bytes = 0;
-  const timer = setTimeout(() => response.body.destroy(), request.idleTimeoutMs);
+  const body = decodedBody(response);
+  const timer = setTimeout(() => body.destroy(), request.idleTimeoutMs);
   try {
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       bytes += chunk.length;
       if (bytes >= maxErrorBodyBytes) break;
@@ -237,6 +263,7 @@ async function failure(request: SseRequest, response: Dispatcher.ResponseData): 
     // Cut short, aborted or undecodable: what came (maybe nothing) and the status decide.
   } finally {
     clearTimeout(timer);
+    if (!body.destroyed) body.destroy();
     if (!response.body.destroyed) response.body.destroy();
   }
   let parsed: unknown = null;
