@@ -38,10 +38,8 @@ const step = fc.record({
 const scenario = fc.record({
   // 2–4 clients; some batch remote updates as the browser does (applied at random moments here).
   batches: fc.array(fc.boolean(), { minLength: 2, maxLength: 4, size: 'max' }),
-  // Up to 60 steps, down to none when shrinking. Not more: Harness.restart leaves the dead
-  // gateway's timers on the shared clock, and 30 s after a restart its idle unload writes to the
-  // closed store ("The database connection is not open"), which no real restart does.
-  steps: fc.array(step, { maxLength: 60, size: 'max' }),
+  // Up to 120 steps, down to none when shrinking.
+  steps: fc.array(step, { maxLength: 120, size: 'max' }),
 });
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;

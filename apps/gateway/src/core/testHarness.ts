@@ -7,13 +7,55 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
 import type { Store } from '../storage/Store';
+import type { Clock, TimerHandle } from './Clock';
 import { Gateway } from './Gateway';
 import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
 
+/**
+ * One gateway process's view of the shared fake clock: a restart kills it, and with it every timer
+ * the old gateway set (a dead process fires none; its idle unload must not write to a closed store).
+ */
+class ProcessClock implements Clock {
+  private readonly timers = new Set<TimerHandle>();
+  private dead = false;
+
+  constructor(private readonly clock: FakeClock) {}
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    if (this.dead) return null;
+    const handle: TimerHandle = this.clock.setTimeout(() => {
+      this.timers.delete(handle);
+      fn();
+    }, delayMs);
+    this.timers.add(handle);
+    return handle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.timers.delete(handle);
+    this.clock.clearTimeout(handle);
+  }
+
+  afterIo(fn: () => void): void {
+    this.clock.afterIo(() => this.dead || fn());
+  }
+
+  kill(): void {
+    this.dead = true;
+    for (const handle of this.timers) this.clock.clearTimeout(handle);
+    this.timers.clear();
+  }
+}
+
 export class Harness {
   readonly net = new MemoryNetwork();
   gateway: Gateway;
+  private processClock: ProcessClock;
 
   constructor(
     public store: Store = new SqliteStore(':memory:'),
@@ -21,15 +63,18 @@ export class Harness {
     private readonly models?: ModelRouter,
     readonly clock = new FakeClock(),
   ) {
-    this.gateway = new Gateway({ store, clock: this.clock, config, models });
+    this.processClock = new ProcessClock(clock);
+    this.gateway = new Gateway({ store, clock: this.processClock, config, models });
   }
 
   /** Replaces the gateway by a fresh one on `store` (a restart), dropping every connection. */
   restart(store: Store = this.store): void {
     for (const pair of this.net.pairs) pair.disconnect(1006, 'gateway died');
     this.net.flush();
+    this.processClock.kill();
+    this.processClock = new ProcessClock(this.clock);
     this.store = store;
-    this.gateway = new Gateway({ store, clock: this.clock, config: this.config, models: this.models });
+    this.gateway = new Gateway({ store, clock: this.processClock, config: this.config, models: this.models });
   }
 
   /** Opens a raw socket to the gateway, for hand-written clients. */
