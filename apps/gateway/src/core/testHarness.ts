@@ -8,6 +8,8 @@ import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
 import type { Store } from '../storage/Store';
 import type { Clock, TimerHandle } from './Clock';
+
+type FakeTimer = ReturnType<FakeClock['setTimeout']>;
 import { Gateway } from './Gateway';
 import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
@@ -17,7 +19,7 @@ import type { GatewayConfig } from './GatewayConfig';
  * the old gateway set (a dead process fires none; its idle unload must not write to a closed store).
  */
 class ProcessClock implements Clock {
-  private readonly timers = new Set<TimerHandle>();
+  private readonly timers = new Set<FakeTimer>();
   private dead = false;
 
   constructor(private readonly clock: FakeClock) {}
@@ -28,7 +30,7 @@ class ProcessClock implements Clock {
 
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
     if (this.dead) return null;
-    const handle: TimerHandle = this.clock.setTimeout(() => {
+    const handle = this.clock.setTimeout(() => {
       this.timers.delete(handle);
       fn();
     }, delayMs);
@@ -37,8 +39,8 @@ class ProcessClock implements Clock {
   }
 
   clearTimeout(handle: TimerHandle): void {
-    this.timers.delete(handle);
-    this.clock.clearTimeout(handle);
+    this.timers.delete(handle as FakeTimer);
+    this.clock.clearTimeout(handle as FakeTimer);
   }
 
   afterIo(fn: () => void): void {

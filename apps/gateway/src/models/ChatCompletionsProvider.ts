@@ -14,7 +14,7 @@ import {
   type PromptRequest,
   withRequestId,
 } from './ModelProvider';
-import { parseChatChunk } from './chatChunk';
+import { ChatChunkReader } from './chatChunk';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
@@ -71,7 +71,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterableIterator<ModelEvent> {
-    return this.run(this.url, this.body(request), signal, { chunk: parseChatChunk });
+    return this.run(this.url, this.body(request), signal, new ChatChunkReader());
   }
 
   /** A raw prompt (a FIM template's output) to `/v1/completions`, streamed. */

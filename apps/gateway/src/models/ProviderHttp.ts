@@ -17,7 +17,11 @@ import { EventQueue } from './EventQueue';
 export interface ProviderHttpOptions {
   /** Certificate authorities to trust instead of Node's (a private CA, the tests' certificate). */
   ca?: string | Buffer;
-  /** Connections kept per origin. Default 16: concurrent turns and completions of one gateway. */
+  /**
+   * Connections per origin. A streamed answer holds its HTTP/1.1 connection for as long as it
+   * streams, so this bounds the concurrent turns and completions of one gateway against one
+   * endpoint over HTTP/1.1 (past it they wait); over HTTP/2 they share a connection. Default 1024.
+   */
   connectionsPerOrigin?: number;
 }
 
@@ -29,7 +33,7 @@ export function providerDispatcher(options: ProviderHttpOptions = {}): Dispatche
   const tls = options.ca ? { ca: options.ca } : undefined;
   const agent = new EnvHttpProxyAgent({
     allowH2: true,
-    connections: options.connectionsPerOrigin ?? 16,
+    connections: options.connectionsPerOrigin ?? 1024,
     // `connect` for direct connections, `requestTls` for those tunnelled through a proxy.
     connect: tls,
     requestTls: tls,
