@@ -8,7 +8,7 @@
  */
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { ProviderError } from './ModelProvider';
 import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
@@ -31,14 +31,15 @@ export interface ProviderHttpOptions {
  */
 export function providerDispatcher(options: ProviderHttpOptions = {}): Dispatcher {
   const tls = options.ca ? { ca: options.ca } : undefined;
-  const agent = new EnvHttpProxyAgent({
-    allowH2: true,
-    connections: options.connectionsPerOrigin ?? 1024,
-    // `connect` for direct connections, `requestTls` for those tunnelled through a proxy.
-    connect: tls,
-    requestTls: tls,
-  });
+  const settings = { allowH2: true, connections: options.connectionsPerOrigin ?? 1024, connect: tls };
+  // Without a proxy variable, no proxy layer: it costs ~55 µs before a request leaves an idle
+  // gateway (decision 0021). `requestTls` is the TLS of connections tunnelled through a proxy.
+  const agent = proxyConfigured() ? new EnvHttpProxyAgent({ ...settings, requestTls: tls }) : new Agent(settings);
   return agent.compose(interceptors.redirect({ maxRedirections: 3 }));
+}
+
+function proxyConfigured(): boolean {
+  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(process.env[name]));
 }
 
 /**
