@@ -15,7 +15,7 @@
  */
 import type { BrowserContext, Page } from '@playwright/test';
 import type { Benchmark, BenchReport, TargetCheck } from '../lib/Benchmark';
-import { ensureBuilt, ideWebRoot, launchProbedBrowser, serveControls, waitForQuiet } from '../lib/browserHarness';
+import { ensureBuilt, ideWebRoot, launchProbedBrowser, profilePage, serveControls, waitForQuiet } from '../lib/browserHarness';
 import type { ProbeData } from '../lib/browserProbe';
 import { ChildHost } from '../lib/ChildHost';
 import { installEditorScreenProbe, type EditorScreenData, type EditorScreenProbe } from '../lib/editorScreenProbe';
@@ -128,7 +128,11 @@ export const b10TokenToScreen: Benchmark = {
       let nextFile = 0;
       const measure = async (arm: Arm, cell: Cell): Promise<Sample> => {
         await provider.call('configure', { tokens: cell.tokens, tokensPerSecond: cell.rate, markers: 'token' });
+        // BENCH_CPU_PROF=1: the collaborator's main thread profiled over each of its streams.
+        const profile = process.env.BENCH_CPU_PROF === '1' && arm === 'flint' ? await profilePage(collaborator, `b10-collaborator-${cell.rate}-${nextFile}`) : null;
+        await profile?.start();
         const result = arm === 'flint' ? await flintStream(prompter, collaborator, `s${nextFile++}.ts`, provider, cell, ctx.progress) : await floorStream(floor, cell);
+        await profile?.stop();
         const streams = await provider.call<StreamRecord[]>('streams');
         const sentAt = streams.at(-1)?.markerSentAt ?? [];
         const lagsMs: number[] = [];
