@@ -14,7 +14,9 @@ type AgentState = { user?: { agent?: unknown }; selection?: { head?: unknown }; 
 export class ProvisionalText {
   private readonly collection: monaco.editor.IEditorDecorationsCollection;
   private watched: { handle: DocHandle; model: monaco.editor.ITextModel } | null = null;
-  private zone: { id: string; lines: string; afterLineNumber: number } | null = null;
+  private zone: { id: string; lines: string; afterLineNumber: number; view: monaco.editor.IViewZone } | null = null;
+  /** What is drawn: the injected first line and where (render skips a change that moves neither). */
+  private drawn: { first: string; offset: number } | null = null;
   private readonly disposers: Array<() => void> = [];
 
   constructor(
@@ -29,6 +31,9 @@ export class ProvisionalText {
 
   private watch(): void {
     this.unwatch();
+    // A new model is a new view: its decorations and zones start empty.
+    this.drawn = null;
+    this.zone = null;
     const model = this.editor.getModel();
     const fileId = model ? this.registry.fileIdOf(model) : null;
     const handle = fileId === null ? null : this.registry.handleFor(fileId);
@@ -70,6 +75,15 @@ export class ProvisionalText {
   private render(): void {
     const found = this.find();
     const [first = '', ...rest] = found ? found.text.split('\n') : [];
+    // Most awareness changes are people's cursors: the decoration stays as it is (setting it again
+    // would have the editor lay out its lines again).
+    const offset = found && this.watched ? this.watched.model.getOffsetAt(found.position) : -1;
+    if (this.drawn?.first !== first || this.drawn.offset !== offset) this.setFirstLine(found, first);
+    this.drawn = { first, offset };
+    this.setZone(found && rest.length > 0 ? { lines: rest.join('\n'), afterLineNumber: found.position.lineNumber } : null);
+  }
+
+  private setFirstLine(found: { position: monaco.Position } | null, first: string): void {
     this.collection.set(
       found && first
         ? [{
@@ -78,36 +92,67 @@ export class ProvisionalText {
           }]
         : [],
     );
-    this.setZone(found && rest.length > 0 ? { lines: rest.join('\n'), afterLineNumber: found.position.lineNumber } : null);
   }
 
+  /**
+   * The zone below the cursor's line. While the text grows under the same line, its rows are
+   * written in place: the editor lays the zone out again only when its row count changes, never
+   * removes and re-adds it (which would lay out every visible line per token).
+   */
   private setZone(want: { lines: string; afterLineNumber: number } | null): void {
-    if (this.zone?.lines === want?.lines && this.zone?.afterLineNumber === want?.afterLineNumber) return;
+    const zone = this.zone;
+    if (zone?.lines === want?.lines && zone?.afterLineNumber === want?.afterLineNumber) return;
+    if (zone && want && zone.afterLineNumber === want.afterLineNumber) {
+      const rows = want.lines.split('\n');
+      this.fillRows(zone.view.domNode, rows);
+      zone.lines = want.lines;
+      if (zone.view.heightInLines !== rows.length) {
+        zone.view.heightInLines = rows.length;
+        this.editor.changeViewZones((accessor) => accessor.layoutZone(zone.id));
+      }
+      return;
+    }
     this.editor.changeViewZones((accessor) => {
-      if (this.zone) accessor.removeZone(this.zone.id);
-      this.zone = want ? { ...want, id: accessor.addZone(this.zoneFor(want.lines, want.afterLineNumber)) } : null;
+      if (zone) accessor.removeZone(zone.id);
+      if (!want) {
+        this.zone = null;
+        return;
+      }
+      const view = this.zoneFor(want.lines, want.afterLineNumber);
+      this.zone = { ...want, view, id: accessor.addZone(view) };
     });
   }
 
   private zoneFor(text: string, afterLineNumber: number): monaco.editor.IViewZone {
-    const lines = text.split('\n');
+    const rows = text.split('\n');
     const fontInfo = this.editor.getOption(monaco.editor.EditorOption.fontInfo);
     const domNode = document.createElement('div');
     domNode.className = 'flint-provisional-zone';
     Object.assign(domNode.style, { fontFamily: fontInfo.fontFamily, fontSize: `${fontInfo.fontSize}px`, lineHeight: `${fontInfo.lineHeight}px` });
-    for (const line of lines) {
-      const row = document.createElement('div');
-      row.className = 'flint-provisional';
-      row.style.height = `${fontInfo.lineHeight}px`;
-      row.textContent = line;
-      domNode.append(row);
-    }
-    return { afterLineNumber, heightInLines: lines.length, domNode, suppressMouseDown: true };
+    this.fillRows(domNode, rows);
+    return { afterLineNumber, heightInLines: rows.length, domNode, suppressMouseDown: true };
+  }
+
+  /** The zone's rows, one per line of provisional text; rows already there are rewritten only where they changed. */
+  private fillRows(domNode: HTMLElement, rows: readonly string[]): void {
+    const lineHeight = `${this.editor.getOption(monaco.editor.EditorOption.fontInfo).lineHeight}px`;
+    while (domNode.childElementCount > rows.length) domNode.lastElementChild!.remove();
+    rows.forEach((line, i) => {
+      let row = domNode.children[i] as HTMLElement | undefined;
+      if (!row) {
+        row = document.createElement('div');
+        row.className = 'flint-provisional';
+        row.style.height = lineHeight;
+        domNode.append(row);
+      }
+      if (row.textContent !== line) row.textContent = line;
+    });
   }
 
   dispose(): void {
     this.unwatch();
     this.collection.clear();
+    this.drawn = null;
     this.setZone(null);
     for (const dispose of this.disposers) dispose();
   }
