@@ -47,6 +47,11 @@ const rules: Rule[] = [
     check: (s) => (s.startsWith('@flint/') || nodeBuiltin(s) ? `pure package imports "${s}"` : null),
   },
   {
+    // The patch reader is pure too, but for protocol's path rules.
+    applies: (f) => /packages\/patch-reader\/src\//.test(rel(f)) && !isTest(f),
+    check: (s) => ((s.startsWith('@flint/') && s !== '@flint/protocol') || nodeBuiltin(s) ? `pure package imports "${s}"` : null),
+  },
+  {
     applies: (f) => rel(f).startsWith('packages/'),
     check: (s) => (/^@flint\/(gateway|web)$/.test(s) || s.includes('/apps/') ? `a package imports an app ("${s}")` : null),
   },
