@@ -112,7 +112,7 @@ export class ChatCompletionsProvider implements ModelProvider {
 
   /**
    * One streamed POST whose SSE events `read` decodes; the one loop every endpoint shares. Events
-   * are decoded in the body's data callback and queued (no async step per layer, see EventQueue).
+   * are decoded in the socket's read callback and queued (no async step per layer, see EventQueue).
    */
   private run(url: URL, body: unknown, signal: AbortSignal, read: StreamEventReader): AsyncIterableIterator<ModelEvent> {
     let stream: SseResponse | null = null;
@@ -129,12 +129,16 @@ export class ChatCompletionsProvider implements ModelProvider {
           signal,
           idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
           provider: this.name,
-        }).then((opened) => {
+        },
+          // Read from the callback that brought the head: the first text is queued there.
+          (opened) => {
+            stream = opened;
+            return this.reader(opened, queue, signal, read, () => (finished = true));
+          },
+        ).then((opened) => {
           if (!opened) return queue.end();
-          stream = opened;
-          // The consumer stopped while it opened.
-          if (queue.isClosed) return opened.destroy();
-          opened.read(this.reader(opened, queue, signal, read, () => (finished = true)));
+          // The consumer stopped while it opened: what was queued meanwhile was dropped.
+          if (queue.isClosed && !finished) opened.destroy();
         }, (error: unknown) => queue.fail(error));
       },
       stop: () => {

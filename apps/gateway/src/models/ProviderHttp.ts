@@ -6,7 +6,6 @@
  * reached the server: a generation is never started twice. Compressed bodies (gzip, brotli,
  * deflate) are decoded with Node's zlib (decision 0021).
  */
-import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
@@ -52,15 +51,6 @@ const decompressors: Record<string, () => zlib.Gunzip | zlib.BrotliDecompress | 
   br: () => zlib.createBrotliDecompress(),
   deflate: () => zlib.createInflate(),
 };
-
-/** The answer's body as sent before its `content-encoding`. */
-function decodedBody(response: Dispatcher.ResponseData): Readable {
-  const header = response.headers['content-encoding'];
-  const decompress = decompressors[String(Array.isArray(header) ? header[0] : (header ?? '')).trim().toLowerCase()];
-  if (!decompress) return response.body;
-  // A failure on either side destroys both; the decompressor reports it.
-  return pipeline(response.body, decompress(), () => undefined);
-}
 
 /** Closes a provider's connections; safe to call more than once. */
 export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
@@ -111,51 +101,104 @@ export interface SseReader {
 
 const maxErrorBodyBytes = 64 * 1024;
 
-/** One streamed POST whose answer is Server-Sent Events. */
+type Decompressor = zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate;
+
+/**
+ * One streamed POST whose answer is Server-Sent Events, on undici's `dispatch` with a handler:
+ * its callbacks run in the socket's own read, so events are decoded there — no body stream, no
+ * promise between a read and its events (decision 0021).
+ */
 export class SseResponse {
   private reader: SseReader | null = null;
-  private finishing: Promise<void> | null = null;
-  private readonly body: Readable;
+  private finishing: { promise: Promise<void>; done(): void } | null = null;
+  private controller: Dispatcher.DispatchController | null = null;
+  private headers: Record<string, string | string[] | undefined> = {};
+  /** Body bytes (decoded) that came before `read`. */
+  private early: Buffer[] = [];
+  /** The response ended (`null`) or failed before `read`: `read` reports it at once. */
+  private settled: { error: unknown } | null | undefined = undefined;
+  private decompressor: Decompressor | null = null;
+  private decode: ((bytes: Uint8Array) => void) | null = null;
+  private over = false;
 
-  private constructor(
-    private readonly request: SseRequest,
-    private readonly response: Dispatcher.ResponseData,
-  ) {
-    this.body = decodedBody(response);
-    // Until `read`, a failure only ends the body; `read` reports it.
-    this.body.on('error', () => undefined);
-  }
+  private constructor(private readonly request: SseRequest) {}
 
   /**
    * Sends the request and waits for the answer's head. Throws a ProviderError for an error status
-   * (its body read, bounded, to classify it) or a transport failure; null when `signal` aborted first.
+   * (its body read, bounded, to classify it) or a transport failure; null when `signal` aborted
+   * first. With `readOnHead`, a successful answer is read from the network read that brought its
+   * head, by the reader it returns (the first events reach the caller in that callback).
    */
-  static async open(request: SseRequest): Promise<SseResponse | null> {
-    if (request.signal.aborted) return null;
-    const { url } = request;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request.dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: requestHeaders(request.headers),
-        body: JSON.stringify(request.body),
-        signal: request.signal,
-        headersTimeout: request.idleTimeoutMs,
-        bodyTimeout: request.idleTimeoutMs,
-      });
-    } catch (error) {
-      if (request.signal.aborted) return null;
-      throw openFailure(request, error);
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) throw await failure(request, response);
-    return new SseResponse(request, response);
+  static open(request: SseRequest, readOnHead?: (response: SseResponse) => SseReader): Promise<SseResponse | null> {
+    if (request.signal.aborted) return Promise.resolve(null);
+    return new Promise((resolve, reject) => {
+      const response = new SseResponse(request);
+      const { url, signal } = request;
+      let headed = false;
+      let errorBody: { status: number; chunks: Buffer[]; bytes: number } | null = null;
+      const onAbort = () => response.controller?.abort(new Error('aborted'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal.removeEventListener('abort', onAbort);
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: (controller) => {
+          response.controller = controller;
+          if (signal.aborted) controller.abort(new Error('aborted'));
+        },
+        onResponseStart: (_controller, status, headers) => {
+          headed = true;
+          response.headers = headers as Record<string, string | string[] | undefined>;
+          if (status < 200 || status >= 300) {
+            errorBody = { status, chunks: [], bytes: 0 };
+            return;
+          }
+          response.decompressor = decompressorFor(headers);
+          resolve(response);
+          if (readOnHead) response.read(readOnHead(response));
+        },
+        onResponseData: (controller, chunk) => {
+          if (errorBody) {
+            errorBody.chunks.push(chunk);
+            errorBody.bytes += chunk.length;
+            if (errorBody.bytes >= maxErrorBodyBytes) controller.abort(new Error('error body too long'));
+            return;
+          }
+          response.received(chunk);
+        },
+        onResponseEnd: () => {
+          done();
+          if (errorBody) return reject(failure(request, errorBody.status, response.headers, errorBody.chunks));
+          response.ended(null);
+        },
+        onResponseError: (_controller, error) => {
+          done();
+          if (errorBody) return signal.aborted ? resolve(null) : reject(failure(request, errorBody.status, response.headers, errorBody.chunks));
+          if (!headed) return signal.aborted ? resolve(null) : reject(openFailure(request, error));
+          response.ended(signal.aborted ? null : bodyFailure(request, error));
+        },
+      };
+      try {
+        request.dispatcher.dispatch(
+          {
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
+            method: 'POST',
+            headers: requestHeaders(request.headers),
+            body: JSON.stringify(request.body),
+            headersTimeout: request.idleTimeoutMs,
+            bodyTimeout: request.idleTimeoutMs,
+          },
+          handler,
+        );
+      } catch (error) {
+        done();
+        reject(openFailure(request, error));
+      }
+    });
   }
 
   /** The provider's id for this request (its `x-request-id`). */
   get requestId(): string | null {
-    return requestIdFromHeaders(this.response.headers);
+    return requestIdFromHeaders(this.headers);
   }
 
   /**
@@ -167,29 +210,11 @@ export class SseResponse {
    */
   read(reader: SseReader): void {
     this.reader = reader;
-    const decode = sseDecoder((event) => this.reader === reader && reader.event(event));
-    const { body } = this;
-    body.on('data', (bytes: Buffer) => {
-      if (this.reader !== reader) return;
-      try {
-        decode(bytes);
-        if (this.reader === reader) reader.readEnd();
-      } catch (error) {
-        this.destroy();
-        reader.fail(error);
-      }
-    });
-    body.on('end', () => {
-      if (this.reader !== reader) return;
-      this.reader = null;
-      reader.end();
-    });
-    body.on('error', (error: unknown) => {
-      if (this.reader !== reader) return;
-      this.reader = null;
-      if (this.request.signal.aborted) reader.end();
-      else reader.fail(bodyFailure(this.request, error));
-    });
+    this.decode = sseDecoder((event) => this.reader === reader && reader.event(event));
+    const early = this.early;
+    this.early = [];
+    for (const bytes of early) this.deliver(bytes);
+    if (this.settled !== undefined) this.settle(this.settled?.error ?? null);
   }
 
   /** `read` as an async iterator of each read's events (never empty), for callers written as generators. */
@@ -214,32 +239,115 @@ export class SseResponse {
 
   /**
    * The caller read the stream's final event: lets the rest of the body arrive so the connection
-   * is kept for the next request, destroying it instead after `graceMs`. Resolves once the body
-   * is settled either way; safe to call more than once.
+   * is kept for the next request, aborting it instead after `graceMs`. Resolves once the response
+   * is over either way; safe to call more than once.
    */
   finish(graceMs = 1_000): Promise<void> {
     this.reader = null;
-    if (this.finishing) return this.finishing;
-    const { body } = this;
-    if (body.destroyed) return (this.finishing = new Promise((resolve) => setImmediate(resolve)));
-    this.finishing = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => body.destroy(), graceMs);
-      body.once('close', () => {
+    if (this.finishing) return this.finishing.promise;
+    if (this.over) return new Promise((resolve) => afterConnectionFreed(resolve));
+    let done = (): void => undefined;
+    const promise = new Promise<void>((resolve) => (done = resolve));
+    const timer = setTimeout(() => this.controller?.abort(new Error('finished')), graceMs);
+    this.finishing = {
+      promise,
+      done: () => {
         clearTimeout(timer);
-        // undici frees the connection for the next request in its own callbacks after this one.
-        setImmediate(resolve);
-      });
-      body.resume();
-    });
-    return this.finishing;
+        afterConnectionFreed(done);
+      },
+    };
+    return promise;
   }
 
   /** Stops now, delivering nothing more; closing the request is what tells the provider to stop generating. */
   destroy(): void {
     this.reader = null;
-    if (!this.body.destroyed) this.body.destroy();
-    if (!this.response.body.destroyed) this.response.body.destroy();
+    if (this.over) return;
+    this.over = true;
+    this.decompressor?.destroy();
+    this.controller?.abort(new Error('destroyed'));
   }
+
+  /** A read of the body, as sent (decompressed on the way when it is compressed). */
+  private received(chunk: Buffer): void {
+    if (this.over) return;
+    if (this.decompressor) {
+      this.listenToDecompressor();
+      this.decompressor.write(chunk);
+    } else {
+      this.delivered(chunk);
+    }
+  }
+
+  private delivered(bytes: Buffer): void {
+    if (this.reader) this.deliver(bytes);
+    else if (!this.finishing) this.early.push(bytes);
+  }
+
+  private deliver(bytes: Buffer): void {
+    const reader = this.reader!;
+    try {
+      this.decode!(bytes);
+      if (this.reader === reader) reader.readEnd();
+    } catch (error) {
+      this.destroy();
+      reader.fail(error);
+    }
+  }
+
+  private listening = false;
+  private listenToDecompressor(): void {
+    if (this.listening || !this.decompressor) return;
+    this.listening = true;
+    this.decompressor.on('data', (bytes: Buffer) => this.delivered(bytes));
+    this.decompressor.on('error', (error: Error) => {
+      const reader = this.reader;
+      this.destroy();
+      this.finishing?.done();
+      if (reader) reader.fail(bodyFailure(this.request, error));
+      else this.settled = { error: bodyFailure(this.request, error) };
+    });
+  }
+
+  /** The response is over: its end (`null`) or a failure. */
+  private ended(error: unknown): void {
+    if (this.decompressor && error === null && !this.over) {
+      this.listenToDecompressor();
+      this.decompressor.once('end', () => this.settleOnce(null));
+      this.decompressor.end();
+      return;
+    }
+    this.settleOnce(error);
+  }
+
+  private settleOnce(error: unknown): void {
+    this.over = true;
+    this.finishing?.done();
+    if (this.reader) this.settle(error);
+    else this.settled = error === null ? null : { error };
+  }
+
+  private settle(error: unknown): void {
+    const reader = this.reader;
+    this.reader = null;
+    if (!reader) return;
+    if (error === null || error === undefined) reader.end();
+    else reader.fail(error);
+  }
+}
+
+/**
+ * After a response's end, undici hands its HTTP/1.1 connection back to the pool in an immediate
+ * it queues after our callback; a request sent before that would open a second connection.
+ */
+function afterConnectionFreed(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
+
+function decompressorFor(headers: Record<string, string | string[] | undefined>): Decompressor | null {
+  const header = headers['content-encoding'];
+  const decompress = decompressors[String(Array.isArray(header) ? header[0] : (header ?? '')).trim().toLowerCase()];
+  return decompress ? decompress() : null;
 }
 
 /** Configured headers merged case-insensitively, the body's own framing last. */
@@ -252,36 +360,20 @@ function requestHeaders(configured: Record<string, string>): Record<string, stri
   return headers;
 }
 
-/** Reads an error answer's body (bounded) and classifies it. */
-async function failure(request: SseRequest, response: Dispatcher.ResponseData): Promise<ProviderError> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  const body = decodedBody(response);
-  const timer = setTimeout(() => body.destroy(), request.idleTimeoutMs);
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes >= maxErrorBodyBytes) break;
-    }
-  } catch {
-    // Cut short, aborted or undecodable: what came (maybe nothing) and the status decide.
-  } finally {
-    clearTimeout(timer);
-    if (!body.destroyed) body.destroy();
-    if (!response.body.destroyed) response.body.destroy();
-  }
+/** An error answer, classified by its status and its body (bounded; decompressed when it says it is compressed). */
+function failure(request: SseRequest, status: number, headers: Record<string, string | string[] | undefined>, chunks: Buffer[]): ProviderError {
   let parsed: unknown = null;
   try {
-    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    let body = Buffer.concat(chunks);
+    const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (encoding === 'gzip' || encoding === 'x-gzip') body = zlib.gunzipSync(body);
+    else if (encoding === 'br') body = zlib.brotliDecompressSync(body);
+    else if (encoding === 'deflate') body = zlib.inflateSync(body);
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    // Not JSON (a proxy's HTML page), or cut short: the status alone decides.
+    // Not JSON (a proxy's HTML page), cut short or undecodable: the status alone decides.
   }
-  const { headers } = response;
-  return providerErrorFromWire(
-    { status: response.statusCode, ...wireErrorOf(parsed), retryAfterMs: retryAfterMsFromHeaders(headers), requestId: requestIdFromHeaders(headers) },
-    request.provider,
-  );
+  return providerErrorFromWire({ status, ...wireErrorOf(parsed), retryAfterMs: retryAfterMsFromHeaders(headers), requestId: requestIdFromHeaders(headers) }, request.provider);
 }
 
 function networkError(provider: string, reason: string): ProviderError {
