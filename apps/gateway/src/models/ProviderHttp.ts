@@ -2,9 +2,10 @@
  * How the gateway speaks HTTP to model providers: undici (the engine of Node's own `fetch`), one
  * dispatcher per provider, and SSE answers read with eventsource-parser. What a deployment needs
  * comes from the library: kept-alive connections per origin (bounded), HTTP/2 where the endpoint
- * offers it (ALPN), `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, redirects (credentials are not carried to another origin), and no retry of a POST that may have
- * reached the server: a generation is never started twice. Compressed bodies (gzip, brotli,
- * deflate) are decoded with Node's zlib (decision 0021).
+ * offers it (ALPN), `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, redirects (credentials are not
+ * carried to another origin), and no retry of a POST that may have reached the server: a
+ * generation is never started twice. Compressed bodies (gzip, brotli, deflate) are decoded with
+ * Node's zlib (decision 0021).
  */
 import zlib from 'node:zlib';
 import { Agent, EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
