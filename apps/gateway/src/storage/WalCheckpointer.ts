@@ -25,7 +25,7 @@ parentPort.on('message', () => {
 /**
  * Checkpoints a WAL database from a worker thread. SQLite's own checkpoint runs in the connection
  * that commits, synchronously, with two fsyncs: every ~300 appends the gateway's event loop
- * stood still for 3–7 ms (bench/README.md, the twelfth round). A PASSIVE checkpoint from another
+ * stood still for 3–7 ms (docs/bench-history.md, the twelfth round). A PASSIVE checkpoint from another
  * connection copies pages while the gateway keeps committing; it never blocks a writer.
  */
 export class WalCheckpointer {
