@@ -8,11 +8,11 @@ import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
 import type { Store } from '../storage/Store';
 import type { Clock, TimerHandle } from './Clock';
-
-type FakeTimer = ReturnType<FakeClock['setTimeout']>;
 import { Gateway } from './Gateway';
 import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
+
+type FakeTimer = ReturnType<FakeClock['setTimeout']>;
 
 /**
  * One gateway process's view of the shared fake clock: a restart kills it, and with it every timer

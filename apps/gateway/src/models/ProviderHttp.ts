@@ -46,12 +46,21 @@ function proxyConfigured(): boolean {
  * Bodies are decompressed here, by Node's zlib, rather than by undici's decompress interceptor:
  * that one is experimental in undici 7 and warns so on every start.
  */
-const decompressors: Record<string, () => zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  br: () => zlib.createBrotliDecompress(),
-  deflate: () => zlib.createInflate(),
+const decompressors: Record<string, { stream(): Decompressor; whole(body: Buffer): Buffer }> = {
+  gzip: { stream: () => zlib.createGunzip(), whole: (body) => zlib.gunzipSync(body) },
+  'x-gzip': { stream: () => zlib.createGunzip(), whole: (body) => zlib.gunzipSync(body) },
+  br: { stream: () => zlib.createBrotliDecompress(), whole: (body) => zlib.brotliDecompressSync(body) },
+  deflate: { stream: () => zlib.createInflate(), whole: (body) => zlib.inflateSync(body) },
 };
+
+type Decompressor = zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate;
+type Headers = Record<string, string | string[] | undefined>;
+
+/** How the answer's body is compressed, if in a way we decode. */
+function decompressorOf(headers: Headers): (typeof decompressors)[string] | null {
+  const header = headers['content-encoding'];
+  return decompressors[String(Array.isArray(header) ? header[0] : (header ?? '')).trim().toLowerCase()] ?? null;
+}
 
 /** Closes a provider's connections; safe to call more than once. */
 export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
@@ -102,8 +111,6 @@ export interface SseReader {
 
 const maxErrorBodyBytes = 64 * 1024;
 
-type Decompressor = zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate;
-
 /**
  * One streamed POST whose answer is Server-Sent Events, on undici's `dispatch` with a handler:
  * its callbacks run in the socket's own read, so events are decoded there — no body stream, no
@@ -113,7 +120,7 @@ export class SseResponse {
   private reader: SseReader | null = null;
   private finishing: { promise: Promise<void>; done(): void } | null = null;
   private controller: Dispatcher.DispatchController | null = null;
-  private headers: Record<string, string | string[] | undefined> = {};
+  private headers: Headers = {};
   /** Body bytes (decoded) that came before `read`. */
   private early: Buffer[] = [];
   /** The response ended (`null`) or failed before `read`: `read` reports it at once. */
@@ -147,12 +154,13 @@ export class SseResponse {
         },
         onResponseStart: (_controller, status, headers) => {
           headed = true;
-          response.headers = headers as Record<string, string | string[] | undefined>;
+          response.headers = headers as Headers;
           if (status < 200 || status >= 300) {
             errorBody = { status, chunks: [], bytes: 0 };
             return;
           }
-          response.decompressor = decompressorFor(headers);
+          const decompressor = decompressorOf(response.headers)?.stream();
+          if (decompressor) response.decompressThrough(decompressor);
           resolve(response);
           if (readOnHead) response.read(readOnHead(response));
         },
@@ -272,12 +280,8 @@ export class SseResponse {
   /** A read of the body, as sent (decompressed on the way when it is compressed). */
   private received(chunk: Buffer): void {
     if (this.over) return;
-    if (this.decompressor) {
-      this.listenToDecompressor();
-      this.decompressor.write(chunk);
-    } else {
-      this.delivered(chunk);
-    }
+    if (this.decompressor) this.decompressor.write(chunk);
+    else this.delivered(chunk);
   }
 
   private delivered(bytes: Buffer): void {
@@ -296,12 +300,11 @@ export class SseResponse {
     }
   }
 
-  private listening = false;
-  private listenToDecompressor(): void {
-    if (this.listening || !this.decompressor) return;
-    this.listening = true;
-    this.decompressor.on('data', (bytes: Buffer) => this.delivered(bytes));
-    this.decompressor.on('error', (error: Error) => {
+  /** A compressed answer: its reads go through `decompressor`, whose output is the body. */
+  private decompressThrough(decompressor: Decompressor): void {
+    this.decompressor = decompressor;
+    decompressor.on('data', (bytes: Buffer) => this.delivered(bytes));
+    decompressor.on('error', (error: Error) => {
       const reader = this.reader;
       this.destroy();
       this.finishing?.done();
@@ -313,7 +316,6 @@ export class SseResponse {
   /** The response is over: its end (`null`) or a failure. */
   private ended(error: unknown): void {
     if (this.decompressor && error === null && !this.over) {
-      this.listenToDecompressor();
       this.decompressor.once('end', () => this.settleOnce(null));
       this.decompressor.end();
       return;
@@ -345,12 +347,6 @@ function afterConnectionFreed(fn: () => void): void {
   setImmediate(() => setImmediate(fn));
 }
 
-function decompressorFor(headers: Record<string, string | string[] | undefined>): Decompressor | null {
-  const header = headers['content-encoding'];
-  const decompress = decompressors[String(Array.isArray(header) ? header[0] : (header ?? '')).trim().toLowerCase()];
-  return decompress ? decompress() : null;
-}
-
 /** Configured headers merged case-insensitively, the body's own framing last. */
 function requestHeaders(configured: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -362,15 +358,11 @@ function requestHeaders(configured: Record<string, string>): Record<string, stri
 }
 
 /** An error answer, classified by its status and its body (bounded; decompressed when it says it is compressed). */
-function failure(request: SseRequest, status: number, headers: Record<string, string | string[] | undefined>, chunks: Buffer[]): ProviderError {
+function failure(request: SseRequest, status: number, headers: Headers, chunks: Buffer[]): ProviderError {
   let parsed: unknown = null;
   try {
-    let body = Buffer.concat(chunks);
-    const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
-    if (encoding === 'gzip' || encoding === 'x-gzip') body = zlib.gunzipSync(body);
-    else if (encoding === 'br') body = zlib.brotliDecompressSync(body);
-    else if (encoding === 'deflate') body = zlib.inflateSync(body);
-    parsed = JSON.parse(body.toString('utf8'));
+    const body = Buffer.concat(chunks);
+    parsed = JSON.parse((decompressorOf(headers)?.whole(body) ?? body).toString('utf8'));
   } catch {
     // Not JSON (a proxy's HTML page), cut short or undecodable: the status alone decides.
   }

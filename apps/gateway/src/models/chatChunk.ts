@@ -52,10 +52,6 @@ class Envelope {
   /** A suffix that ends in an obfuscation value: the suffix up to that value (else ''). */
   open = '';
 
-  setPrefix(prefix: string): void {
-    this.prefix = prefix;
-  }
-
   setSuffix(suffix: string): void {
     this.suffix = suffix;
     const tail = obfuscationTail.exec(suffix);
@@ -97,7 +93,7 @@ function textOnly(data: string, accepted: Envelope): string | null {
     if (!textPrefix.test(prefix) || actedOn.test(prefix)) return null;
     // The events after the role's carry the same envelope without it: accepted as such, so the
     // first text event is compared, not checked again.
-    accepted.setPrefix(key === contentKey ? prefix : data.slice(0, at) + contentKey);
+    accepted.prefix = key === contentKey ? prefix : data.slice(0, at) + contentKey;
   }
   const end = stringEnd(data, from);
   if (end === -1) return null;
