@@ -13,6 +13,7 @@ import {
   PROTOCOL_VERSION,
   shouldReconnect,
   startDocFrame,
+  THREAD_DOC_ID,
   type AgentRequest,
   type AgentRoute,
   type CompletionOutcome,
@@ -20,6 +21,8 @@ import {
   type RequestErrorCode,
   type Role,
   type ServerMessage,
+  type ThreadContext,
+  type ThreadRequest,
   type TurnInfo,
 } from '@flint/protocol';
 import { toBase64 } from 'lib0/buffer';
@@ -434,14 +437,14 @@ export class FlintClient {
   }
 
   /** Creates, renames, moves or deletes a file or folder; the gateway checks and applies it. */
-  request(op: DistributiveOmit<FileOp | AgentRequest, 'requestId'>): Promise<RequestResult> {
+  request(op: DistributiveOmit<FileOp | AgentRequest | ThreadRequest, 'requestId'>): Promise<RequestResult> {
     if (this.status.kind !== 'open') {
       return Promise.resolve({ ok: false, code: 'disconnected', message: 'Not connected to the gateway.' });
     }
     const requestId = this.nextRequestId++;
     return new Promise((resolve) => {
       this.pending.set(requestId, resolve);
-      this.send(encodeControl({ ...op, requestId } as FileOp | AgentRequest));
+      this.send(encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest));
     });
   }
 
@@ -501,6 +504,45 @@ export class FlintClient {
   /** What the user did with a suggestion ([P28]): for the gateway's metrics. */
   completionFeedback(requestId: number, outcome: CompletionOutcome, latencyMs: number): void {
     this.completions.feedback(requestId, outcome, latencyMs);
+  }
+
+  /**
+   * The workspace's agent thread (a doc only the gateway writes): open it to read and follow it
+   * (`readThread(handle.doc)`); change it with `threadSend` / `threadStop`.
+   */
+  openThread(): DocHandle {
+    return this.openDoc(THREAD_DOC_ID);
+  }
+
+  /**
+   * Sends a message to the agent thread. While a turn streams, `mode: 'send'` steers it and
+   * `'queue'` waits for it to end. `selection` (the file on screen) travels as Yjs relative
+   * positions, like a prompt's; `mentions` are paths.
+   */
+  async threadSend(message: {
+    text: string;
+    route?: AgentRoute;
+    mode?: 'send' | 'queue';
+    mentions?: string[];
+    selection?: { fileId: string; anchor: number; head: number };
+  }): Promise<RequestResult> {
+    const context: ThreadContext = { mentions: message.mentions ?? [] };
+    if (message.selection) {
+      const handle = this.docs.get(message.selection.fileId);
+      context.fileId = message.selection.fileId;
+      if (handle?.synced) {
+        const text = handle.doc.getText(FILE_TEXT_KEY);
+        const encode = (index: number) => toBase64(Y.encodeRelativePosition(Y.createRelativePositionFromTypeIndex(text, index)));
+        context.anchor = encode(message.selection.anchor);
+        context.head = encode(message.selection.head);
+      }
+    }
+    return this.request({ type: 'thread.send', text: message.text, route: message.route ?? 'fast', mode: message.mode ?? 'send', context });
+  }
+
+  /** Esc / Stop for the agent thread: its turn stops; what it wrote stays for review. */
+  threadStop(): Promise<RequestResult> {
+    return this.request({ type: 'thread.stop' });
   }
 
   /** Esc / Stop: interrupts a turn; what it wrote stays for review. */

@@ -2,3 +2,4 @@ export * from './closeCodes';
 export * from './frames';
 export * from './messages';
 export * from './paths';
+export * from './thread';

@@ -1,4 +1,5 @@
 /** Control messages (channel 0), JSON-encoded. Split by direction, unions on `type`. */
+import { isThreadContext, MAX_THREAD_MESSAGE, type ThreadRequest } from './thread';
 
 export type Role = 'owner' | 'editor' | 'viewer';
 
@@ -52,6 +53,7 @@ export type ClientMessage =
   | { type: 'doc.close'; docId: string }
   | FileOp
   | AgentRequest
+  | ThreadRequest
   | CompletionRequest;
 
 export interface Limits {
@@ -178,6 +180,14 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     (m.route === 'fast' || m.route === 'deep'),
   'agent.cancel': (m) => isInt(m.requestId) && isString(m.turnId),
   'agent.steer': (m) => isInt(m.requestId) && isString(m.turnId) && isString(m.instruction),
+  'thread.send': (m) =>
+    isInt(m.requestId) &&
+    isString(m.text) &&
+    m.text.length <= MAX_THREAD_MESSAGE &&
+    (m.route === 'fast' || m.route === 'deep') &&
+    (m.mode === 'send' || m.mode === 'queue') &&
+    isThreadContext(m.context),
+  'thread.stop': (m) => isInt(m.requestId),
   'complete.request': (m) =>
     isInt(m.requestId) &&
     isString(m.fileId) &&

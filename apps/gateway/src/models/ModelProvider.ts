@@ -6,9 +6,25 @@
 /** Which model serves a request; configured per deployment, switchable per request. */
 export type Route = 'fast' | 'deep' | 'complete';
 
-export interface ModelMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+export type ModelMessage =
+  | { role: 'system' | 'user'; content: string }
+  /** `toolCalls`: the calls the model made in this answer, after its text (agent thread). */
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  /** What a tool call returned, sent back to the model (Chat: a `tool` message; Responses: `function_call_output`). */
+  | { role: 'tool'; callId: string; content: string };
+
+/** A function the model may call (the agent thread's tools). `parameters` is a JSON Schema object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** A tool call as the model made it: `arguments` is the JSON text it wrote. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
 }
 
 export interface ModelRequest {
@@ -26,6 +42,11 @@ export interface ModelRequest {
    */
   threadId?: string;
   stop?: string[];
+  /**
+   * Functions the model may call. Only sent to providers whose route says `supportsTools`; the
+   * model's calls stream back as `tool-call` / `tool-call-delta` events.
+   */
+  tools?: ToolSpec[];
   /**
    * The same rewrite as fill-in-the-middle: the text around the region (trimmed like the
    * messages). Models that cannot follow instructions (the bundled demo model) regenerate the
@@ -55,11 +76,19 @@ export interface InfillRequest {
   extra?: Array<{ filename: string; text: string }>;
 }
 
-export type FinishReason = 'stop' | 'length';
+/** `tool_calls`: the answer ended to let the caller run the tools it called. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
 export type ModelEvent =
   /** `tokens`: how many model tokens the text holds (several when one network read carried them); 1 if absent. */
   | { type: 'text'; text: string; tokens?: number }
+  /**
+   * The model began a tool call. `index` numbers the calls of one answer from 0, in order; its
+   * arguments follow as `tool-call-delta` pieces of JSON text (concatenated, the whole
+   * `arguments`). A call's `tool-call` comes before its deltas; calls do not interleave.
+   */
+  | { type: 'tool-call'; index: number; id: string; name: string }
+  | { type: 'tool-call-delta'; index: number; arguments: string }
   | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number }
   | { type: 'done'; finishReason: FinishReason };
 
@@ -135,8 +164,8 @@ export interface ModelProvider {
   /** e.g. "openai-responses", "openai-chat", "embedded". */
   readonly kind: string;
   /**
-   * Streams one generation. Events arrive in order: any number of `text`, at most one `usage`,
-   * then exactly one `done`. Failures throw `ProviderError` from the iterator.
+   * Streams one generation. Events arrive in order: any number of `text`, `tool-call` and
+   * `tool-call-delta`, at most one `usage`, then exactly one `done`. Failures throw `ProviderError` from the iterator.
    * Abort: once `signal` aborts, the iterator ends (returns, no throw) without yielding more, and
    * the upstream request is closed (HTTP response destroyed / WS `response.cancel` sent / the
    * embedded generation stopped) so the provider stops spending tokens.

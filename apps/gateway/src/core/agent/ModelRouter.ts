@@ -17,6 +17,11 @@ export interface RoutedModel {
   contextTokens: number;
   /** Whether to send the original as a predicted output. */
   supportsPrediction: boolean;
+  /**
+   * Whether the endpoint takes `tools` and streams tool calls (Responses and Chat Completions
+   * endpoints do; the embedded model does not: the agent thread asks it for patches in plain text).
+   */
+  supportsTools?: boolean;
   /** Complete route: how to fill the middle; unset, it follows from the provider and model name. */
   fimTemplate?: FimMode;
   /** Unset: the provider is not behind a breaker (tests, scripted providers), always usable. */
