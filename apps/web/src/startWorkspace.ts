@@ -1,6 +1,7 @@
 import { bindAgent } from './stores/agentStore';
 import { connect } from './stores/connectionStore';
 import { bindPresence } from './stores/presenceStore';
+import { bindThread } from './stores/threadStore';
 import { bindWorkspace } from './stores/workspaceStore';
 
 let started: string | null = null;
@@ -17,4 +18,5 @@ export function startWorkspace(workspaceId: string, token: string): void {
   bindWorkspace(client);
   bindPresence(client);
   bindAgent(client);
+  bindThread(client);
 }

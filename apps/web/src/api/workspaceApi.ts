@@ -54,3 +54,30 @@ export function revokeLink(workspaceId: string, token: string, linkId: string): 
 export function createWorkspace(request: { name?: string; seed?: 'demo' }): Promise<ApiResult<{ workspaceId: string; url: string }>> {
   return call('/api/workspaces', { method: 'POST', body: JSON.stringify(request) });
 }
+
+/** The model serving each agent route, as the gateway's /readyz reports it (null: none configured). */
+export interface RouteModels {
+  fast: string | null;
+  deep: string | null;
+}
+
+/**
+ * Which models this gateway serves, so the agent panel can say when it is the bundled demo
+ * model. /readyz answers 503 with the same body while the fast route is down, so the status
+ * does not matter; null when the answer cannot be read.
+ */
+export async function fetchRouteModels(): Promise<RouteModels | null> {
+  try {
+    const response = await fetch('/readyz', { cache: 'no-store' });
+    const body = (await response.json()) as { routes?: Record<string, { model?: unknown } | undefined> } | null;
+    const model = (route: string) => {
+      const value = body?.routes?.[route]?.model;
+      return typeof value === 'string' ? value : null;
+    };
+    return body?.routes ? { fast: model('fast'), deep: model('deep') } : null;
+  } catch (error) {
+    // The panel then names the model from the turns it sees; nothing else depends on this.
+    console.warn('Flint: could not read /readyz', error);
+    return null;
+  }
+}

@@ -1,6 +1,6 @@
 import type { FlintClient } from '@flint/client';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
-import { useEditorStatus } from '../stores/editorStore';
+import { useEditorStatus, type EditorSelection } from '../stores/editorStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
 import { openFile, useWorkspace } from '../stores/workspaceStore';
 import { AgentController } from './AgentController';
@@ -50,6 +50,7 @@ export class EditorController {
       useWorkspace.subscribe((state, previous) => {
         if (state.pathById !== previous.pathById || state.tabs !== previous.tabs || state.activeFileId !== previous.activeFileId) sync();
         if (state.editorFocusRequest !== previous.editorFocusRequest) editor.focus();
+        if (state.revealRequest !== previous.revealRequest && state.revealRequest) this.revealLine(state.revealRequest);
       }),
       usePresence.subscribe((state, previous) => {
         if (state.self !== previous.self) this.registry.setUser(state.self);
@@ -126,6 +127,7 @@ export class EditorController {
         line: selection.positionLineNumber,
         column: selection.positionColumn,
         selectedChars: model && !selection.isEmpty() ? model.getValueLengthInRange(selection) : 0,
+        selection: this.selectionState(),
       });
     });
     const markers = monaco.editor.onDidChangeMarkers((uris) => {
@@ -138,14 +140,41 @@ export class EditorController {
     );
   }
 
+  /** The selection of the file on screen in offsets and lines; a range ending at column 1 leaves out that line. */
+  private selectionState(): EditorSelection | null {
+    const model = this.editor.getModel();
+    const selection = this.editor.getSelection();
+    if (!model || !selection || this.shownFileId === null) return null;
+    const anchor = model.getOffsetAt({ lineNumber: selection.selectionStartLineNumber, column: selection.selectionStartColumn });
+    const head = model.getOffsetAt({ lineNumber: selection.positionLineNumber, column: selection.positionColumn });
+    const endsAtLineStart = selection.endColumn === 1 && selection.endLineNumber > selection.startLineNumber;
+    return { fileId: this.shownFileId, anchor, head, startLine: selection.startLineNumber, endLine: selection.endLineNumber - (endsAtLineStart ? 1 : 0) };
+  }
+
+  /** Puts the caret on a line of a file the agent panel pointed at, once its content is here. */
+  private revealLine(request: { fileId: string; line: number }): void {
+    const show = () => {
+      const model = this.editor.getModel();
+      if (this.shownFileId !== request.fileId || !model || model.isDisposed()) return;
+      const lineNumber = Math.min(Math.max(1, Math.floor(request.line)), model.getLineCount());
+      this.editor.setPosition({ lineNumber, column: model.getLineFirstNonWhitespaceColumn(lineNumber) || 1 });
+      this.editor.revealLineInCenterIfOutsideViewport(lineNumber);
+      this.editor.focus();
+    };
+    const handle = this.registry.handleFor(request.fileId);
+    if (handle && !handle.synced) void handle.whenSynced().then(show);
+    else show();
+  }
+
   private reportModel(): void {
     const model = this.editor.getModel();
     if (!model) {
-      useEditorStatus.setState({ languageName: null, errors: 0, warnings: 0 });
+      useEditorStatus.setState({ languageName: null, errors: 0, warnings: 0, selection: null });
       return;
     }
     const position = this.editor.getPosition();
     if (position) useEditorStatus.setState({ line: position.lineNumber, column: position.column, selectedChars: 0 });
+    useEditorStatus.setState({ selection: this.selectionState() });
     const id = model.getLanguageId();
     const language = monaco.languages.getLanguages().find((l) => l.id === id);
     useEditorStatus.setState({ languageName: language?.aliases?.[0] ?? id });

@@ -55,6 +55,8 @@ export function describePromptFailure(failure: PromptFailure): string {
     case 'too_many_files':
       return failure.message;
   }
+  // A code newer than this table: the gateway's own sentence is the best there is.
+  return failure.message;
 }
 
 export interface TurnErrorText {
@@ -94,4 +96,32 @@ export function describeTurnError(error: NonNullable<TurnInfo['error']>): TurnEr
     }
   };
   return text(error.code);
+}
+
+/** Why the agent thread refused a message; shown under the panel's input. */
+export function describeThreadFailure(failure: PromptFailure): string {
+  switch (failure.code) {
+    case 'not_configured':
+      return 'No model is configured for this route. Ask the workspace owner to configure a provider on the gateway (see the README), or pick the other route.';
+    case 'busy':
+      return 'The agent cannot take this message now. Wait for the current turn to finish, or queue it with Alt+Enter.';
+    case 'rate_limited':
+      return `Too many messages in a row. ${retryText(failure.retryAfterMs)}`;
+    case 'budget_exceeded':
+      return `${failure.message} Ask the workspace owner to raise the budget, or try again tomorrow.`;
+    case 'forbidden':
+      return 'This link can only view the workspace. Ask for an editor link to talk to the agent.';
+    case 'disconnected':
+      return 'Not connected to the gateway. Your message is still here: send it again once the connection is back.';
+    case 'not_found':
+      return `${failure.message} Check the files you mentioned, then send again.`;
+    case 'invalid_range':
+      return 'The selection changed before the message arrived. Select the code again, or remove the selection chip, and send again.';
+    case 'invalid_path':
+    case 'exists':
+    case 'too_many_files':
+      return failure.message;
+  }
+  // A code newer than this table: the gateway's own sentence is the best there is.
+  return failure.message;
 }

@@ -1,6 +1,21 @@
 import { create } from 'zustand';
 
-/** What the status bar shows about the active editor. Only the status bar subscribes. */
+/**
+ * The selection of the file on screen, as text offsets (for requests) and 1-based lines (for
+ * people). `anchor` is where it started, `head` where the caret is.
+ */
+export interface EditorSelection {
+  fileId: string;
+  anchor: number;
+  head: number;
+  startLine: number;
+  endLine: number;
+}
+
+/**
+ * What the status bar shows about the active editor, and the selection the agent panel sends
+ * with a message. Subscribers pick single fields: the caret moves on every keystroke.
+ */
 interface EditorState {
   line: number;
   column: number;
@@ -8,6 +23,7 @@ interface EditorState {
   languageName: string | null;
   errors: number;
   warnings: number;
+  selection: EditorSelection | null;
 }
 
 export const useEditorStatus = create<EditorState>(() => ({
@@ -17,4 +33,5 @@ export const useEditorStatus = create<EditorState>(() => ({
   languageName: null,
   errors: 0,
   warnings: 0,
+  selection: null,
 }));

@@ -25,6 +25,8 @@ interface WorkspaceState {
   editorFocusRequest: number;
   /** A keyboard shortcut asked the tree to start naming a new entry. */
   createRequest: { kind: 'file' | 'folder'; nonce: number } | null;
+  /** Something outside the editor (the agent panel) asked it to show a line of a file. */
+  revealRequest: { fileId: string; line: number; nonce: number } | null;
 }
 
 export const useWorkspace = create<WorkspaceState>(() => ({
@@ -35,6 +37,7 @@ export const useWorkspace = create<WorkspaceState>(() => ({
   activeFileId: null,
   notice: null,
   createRequest: null,
+  revealRequest: null,
   editorFocusRequest: 0,
 }));
 
@@ -98,6 +101,14 @@ export function openFileById(fileId: string, options: { focus?: boolean } = {}):
     const editorFocusRequest = state.editorFocusRequest + (options.focus ? 1 : 0);
     return { tabs, activeFileId: fileId, editorFocusRequest };
   });
+}
+
+/** Opens a file and puts the editor's caret on a 1-based line of it, with the keyboard there. */
+export function openFileAt(fileId: string, line: number): void {
+  openFileById(fileId, { focus: true });
+  useWorkspace.setState((state) =>
+    state.activeFileId === fileId ? { revealRequest: { fileId, line, nonce: (state.revealRequest?.nonce ?? 0) + 1 } } : state,
+  );
 }
 
 export function closeTab(fileId: string): void {

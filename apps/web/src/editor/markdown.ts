@@ -1,0 +1,71 @@
+import MarkdownIt, { type Token } from 'markdown-it';
+
+/**
+ * Coloured HTML for a finished code block, or null when there is none yet (the caller colours
+ * it later and renders again). Must return markup it made itself from `code`, escaped.
+ */
+export type CodeHighlighter = (code: string, language: string) => string | null;
+
+type RenderEnv = {
+  lines: string[];
+  highlight: CodeHighlighter | null;
+};
+
+/**
+ * The model's answers as Markdown. Nothing in them is trusted: raw HTML is shown as text
+ * (`html: false`), links and images may only point at http(s) (a `javascript:` link stays
+ * the text it was written as), and links open in a new tab without a referrer.
+ */
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+md.validateLink = (url) => /^https?:\/\//i.test(url.trim());
+
+md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+  const token = tokens[idx]!;
+  token.attrSet('target', '_blank');
+  token.attrSet('rel', 'noopener noreferrer nofollow');
+  return self.renderToken(tokens, idx, options);
+};
+
+// The page's Content-Security-Policy loads no outside images; an image is shown as its link.
+md.renderer.rules.image = (tokens, idx) => {
+  const token = tokens[idx]!;
+  const src = md.utils.escapeHtml(String(token.attrGet('src') ?? ''));
+  const alt = md.utils.escapeHtml(token.content || 'image');
+  return `<a href="${src}" target="_blank" rel="noopener noreferrer nofollow">🖼 ${alt}</a>`;
+};
+
+md.renderer.rules.fence = (tokens, idx, _options, renderEnv) => {
+  const token = tokens[idx]!;
+  const env = renderEnv as RenderEnv;
+  const language = fenceLanguage(token.info);
+  // A fence still streaming grows every frame: colouring it would start over each time.
+  const colored = language && env.highlight && isClosed(token, env.lines) ? env.highlight(token.content, language) : null;
+  const label = language ? `<span class="md-code-lang">${md.utils.escapeHtml(language)}</span>` : '';
+  const langAttr = language ? ` data-lang="${md.utils.escapeHtml(language)}"` : '';
+  const langClass = language ? ` class="language-${md.utils.escapeHtml(language)}"` : '';
+  const body = colored ?? `<pre><code${langClass}>${md.utils.escapeHtml(token.content)}</code></pre>`;
+  return `<div class="md-code${colored ? ' md-code--colored' : ''}"${langAttr}>${label}${body}</div>\n`;
+};
+
+/** The language a fence names: the first word of its info string ("ts", "tsx title=x"). */
+export function fenceLanguage(info: string): string {
+  return info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+}
+
+/** Whether a fence token has its closing marker: an unclosed one runs to the end of the text. */
+function isClosed(token: Token, lines: readonly string[]): boolean {
+  const map = token.map;
+  if (!map || map[1] - 1 <= map[0]) return false;
+  const last = (lines[map[1] - 1] ?? '').replace(/^[\s>]*/, '').trimEnd();
+  const marker = token.markup[0] ?? '`';
+  return last.length >= token.markup.length && [...last].every((ch) => ch === marker);
+}
+
+/**
+ * Renders Markdown to HTML that is safe to put in the page. `highlight` colours code blocks
+ * whose fence is closed and that name a language.
+ */
+export function renderMarkdown(source: string, highlight: CodeHighlighter | null = null): string {
+  const env: RenderEnv = { lines: source.split('\n'), highlight };
+  return md.render(source, env);
+}
