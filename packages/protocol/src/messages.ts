@@ -70,6 +70,7 @@ export type RequestErrorCode =
   | 'not_found'
   | 'too_many_files'
   | 'invalid_range'
+  | 'invalid_message'
   | 'busy'
   | 'rate_limited'
   | 'budget_exceeded'

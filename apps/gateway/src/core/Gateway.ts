@@ -2,6 +2,7 @@ import { CloseCode, type Role } from '@flint/protocol';
 import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, type ModelRouter } from './agent/ModelRouter';
+import { ThreadService } from './thread/ThreadService';
 import type { Clock } from './Clock';
 import { CompletionService, type CompletionConfig } from './complete/CompletionService';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
@@ -49,6 +50,7 @@ export class Gateway {
     this.links = new LinkService(options.store, options.clock);
     const log: Log = options.log ?? (() => {});
     this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log);
+    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics);
     this.ctx = {
       clock: options.clock,
       config,
@@ -56,7 +58,8 @@ export class Gateway {
       links: this.links,
       rooms: this.rooms,
       log,
-      agent: new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics),
+      agent,
+      thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
       sessionOpened: (session) => {
         let sessions = this.sessionsByLink.get(session.linkId);
@@ -85,6 +88,7 @@ export class Gateway {
     m.describe('flint_session_closes_total', 'Sessions the gateway closed, by close code.');
     m.describe('flint_doc_updates_total', 'Document updates persisted and broadcast.');
     m.describe('flint_updates_held_back_total', 'Times a session\'s socket was too full for a doc update: held back until it drains, then sent as one catch-up update.');
+    m.describe('flint_thread_turns_total', 'Agent thread turns, by how they ended and route.');
     m.histogram('flint_agent_ttft_ms', [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], 'Time from prompt to the first token, per turn.');
     m.histogram('flint_agent_tokens_per_second', [50, 100, 250, 500, 1000, 2000, 5000, 10000, 20000], 'Output tokens per second of finished turns.');
     m.describe('flint_provider_errors_total', 'Provider failures by typed code.');

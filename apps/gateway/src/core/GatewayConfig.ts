@@ -25,6 +25,10 @@ export interface AgentConfig {
   /** Token budgets per rolling day. */
   workspaceTokensPerDay: number;
   linkTokensPerDay: number;
+  /** The agent thread's guardrails: tool calls and tokens (input + output, all steps) per turn, tokens per workspace-hour. */
+  threadToolCallsPerTurn: number;
+  threadTokensPerTurn: number;
+  threadTokensPerWorkspaceHour: number;
 }
 
 export const defaultConfig: GatewayConfig = {
@@ -44,5 +48,8 @@ export const defaultConfig: GatewayConfig = {
     promptsPerMinute: 30,
     workspaceTokensPerDay: 5_000_000,
     linkTokensPerDay: 2_000_000,
+    threadToolCallsPerTurn: 40,
+    threadTokensPerTurn: 1_000_000,
+    threadTokensPerWorkspaceHour: 3_000_000,
   },
 };

@@ -7,6 +7,7 @@ import type { Metrics } from './Metrics';
 import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
 import type { Session } from './Session';
+import type { ThreadService } from './thread/ThreadService';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 export type Log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
@@ -20,6 +21,7 @@ export interface GatewayContext {
   readonly rooms: RoomRegistry;
   readonly log: Log;
   readonly agent: AgentService;
+  readonly thread: ThreadService;
   readonly completions: CompletionService;
   sessionOpened(session: Session): void;
   sessionClosed(session: Session, room: Room): void;

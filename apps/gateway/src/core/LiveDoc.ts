@@ -1,4 +1,4 @@
-import { Channel, INDEX_DOC_ID, startDocFrame } from '@flint/protocol';
+import { Channel, INDEX_DOC_ID, startDocFrame, THREAD_DOC_ID } from '@flint/protocol';
 import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
@@ -57,7 +57,12 @@ export class LiveDoc {
     this.doc.on('update', this.onUpdate);
   }
 
-  private get schema(): DocSchema {
+  /**
+   * Null for the agent thread: only the gateway writes it (clients' writes close their socket),
+   * and it nests types (a Y.Text per message) that the participant schemas do not allow.
+   */
+  private get schema(): DocSchema | null {
+    if (this.docId === THREAD_DOC_ID) return null;
     return this.docId === INDEX_DOC_ID ? INDEX_DOC_SCHEMA : FILE_DOC_SCHEMA;
   }
 
@@ -69,7 +74,12 @@ export class LiveDoc {
    */
   private load(updates: Uint8Array[]): void {
     const merged = mergeOrNull(updates);
-    if (merged && checkUpdate(this.doc, merged, this.schema).ok) {
+    const schema = this.schema;
+    if (schema === null && merged) {
+      Y.applyUpdate(this.doc, merged);
+      return;
+    }
+    if (merged && checkUpdate(this.doc, merged, schema ?? FILE_DOC_SCHEMA).ok) {
       Y.applyUpdate(this.doc, merged);
       return;
     }
@@ -80,7 +90,7 @@ export class LiveDoc {
       progress = false;
       const next: Uint8Array[] = [];
       for (const update of waiting) {
-        const check = checkUpdate(this.doc, update, this.schema);
+        const check = checkUpdate(this.doc, update, schema ?? FILE_DOC_SCHEMA);
         if (check.ok) {
           Y.applyUpdate(this.doc, update);
           progress = true;
@@ -106,7 +116,9 @@ export class LiveDoc {
    * `applyUpdate` is not atomic, and what it keeps pending would live in the document for good.
    */
   accept(update: Uint8Array, origin: unknown): UpdateCheck {
-    const check = checkUpdate(this.doc, update, this.schema);
+    const schema = this.schema;
+    if (schema === null) return { ok: false, kind: 'invalid', reason: 'only the gateway writes this document' };
+    const check = checkUpdate(this.doc, update, schema);
     if (!check.ok) return check;
     if (check.trial.length > 0) {
       // Items whose neighbours come in the same update (a catch-up after being offline): only

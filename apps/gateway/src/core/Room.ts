@@ -4,6 +4,7 @@ import {
   INDEX_DOC_ID,
   INDEX_ENTRIES_KEY,
   isWithin,
+  THREAD_DOC_ID,
   normalizePath,
   parentPath,
   validatePath,
@@ -17,6 +18,7 @@ import { generateId } from './linkTokens';
 import { GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
 import type { Turn } from './agent/Turn';
+import type { ThreadTurn } from './thread/ThreadTurn';
 
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
 
@@ -31,7 +33,11 @@ export class Room {
   readonly sessions = new Set<RoomSession>();
   /** The agent's turns streaming into this workspace's files now. */
   readonly turns = new Map<string, Turn>();
+  /** The agent thread's turn streaming now (one at a time per workspace), and messages queued behind it. */
+  threadTurn: ThreadTurn | null = null;
   readonly index: LiveDoc;
+  /** The agent thread's doc, loaded on first use (most rooms never open it). */
+  private threadDoc: LiveDoc | null = null;
   private readonly files = new Map<string, LiveDoc>();
 
   constructor(
@@ -69,12 +75,24 @@ export class Room {
   }
 
   get loadedDocCount(): number {
-    return this.files.size + 1;
+    return this.files.size + 1 + (this.threadDoc ? 1 : 0);
+  }
+
+  /** The workspace's agent thread (only the gateway writes it). */
+  get thread(): LiveDoc {
+    return (this.threadDoc ??= this.load(THREAD_DOC_ID));
+  }
+
+  /** The file id at a path, or null. */
+  fileIdAt(path: string): string | null {
+    const entry = this.entries.get(normalizePath(path));
+    return entry?.kind === 'file' ? entry.fileId : null;
   }
 
   /** The live doc for an id, loading it on first use; null when no such file exists. */
   doc(docId: string): LiveDoc | null {
     if (docId === INDEX_DOC_ID) return this.index;
+    if (docId === THREAD_DOC_ID) return this.thread;
     const loaded = this.files.get(docId);
     if (loaded) return loaded;
     if (!this.fileExists(docId)) return null;
@@ -116,7 +134,7 @@ export class Room {
   }
 
   /** Creates a file with content; used by seeding and by `file.create`. */
-  createFile(requested: string, content = ''): OpResult {
+  createFile(requested: string, content = ''): OpResult & { fileId?: string } {
     const path = normalizePath(requested);
     const checked = this.checkNewPath(path);
     if (!checked.ok) return checked;
@@ -128,7 +146,7 @@ export class Room {
     this.files.set(fileId, doc);
     if (content) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, content), GATEWAY_ORIGIN);
     this.index.doc.transact(() => this.entries.set(path, { kind: 'file', fileId }), GATEWAY_ORIGIN);
-    return { ok: true };
+    return { ok: true, fileId };
   }
 
   apply(op: FileOp): OpResult {
@@ -188,6 +206,7 @@ export class Room {
     for (const turn of [...this.turns.values()]) {
       if (removedFiles.includes(turn.snapshot.fileId)) turn.fileDeleted();
     }
+    for (const fileId of removedFiles) this.threadTurn?.fileDeleted(fileId);
     for (const fileId of removedFiles) {
       this.files.get(fileId)?.destroy();
       this.files.delete(fileId);
@@ -200,16 +219,19 @@ export class Room {
   leave(subscriber: RoomSession): void {
     this.sessions.delete(subscriber);
     this.index.unsubscribe(subscriber);
+    this.threadDoc?.unsubscribe(subscriber);
     for (const doc of this.files.values()) doc.unsubscribe(subscriber);
   }
 
   /** Compacts and frees every document; the room must have no sessions. */
   unload(): void {
     for (const turn of [...this.turns.values()]) turn.cancel();
-    for (const doc of [this.index, ...this.files.values()]) {
+    this.threadTurn?.stop('The workspace was unloaded.');
+    for (const doc of [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()]) {
       doc.compact();
       doc.destroy();
     }
     this.files.clear();
+    this.threadDoc = null;
   }
 }

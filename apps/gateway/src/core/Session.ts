@@ -5,6 +5,7 @@ import {
   decodeClientFrame,
   encodeControl,
   INDEX_DOC_ID,
+  THREAD_DOC_ID,
   isDecodeError,
   PROTOCOL_VERSION,
   startDocFrame,
@@ -255,6 +256,11 @@ export class Session implements Connection, RoomSession {
         const byName = this.shownAs?.name ?? 'Someone';
         return this.sendResult(message.requestId, this.ctx.agent.handle(message, this, room, byName));
       }
+      case 'thread.send':
+      case 'thread.stop': {
+        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
+        return this.sendResult(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
+      }
       case 'complete.request':
       case 'complete.cancel':
       case 'complete.feedback':
@@ -284,7 +290,7 @@ export class Session implements Connection, RoomSession {
       syncProtocol.writeSyncStep2(reply, doc.doc, stateVector);
       this.send(encoding.toUint8Array(reply));
       // Ask writers for what they have that we lack (edits made while disconnected).
-      if (canWrite(role) && docId !== INDEX_DOC_ID) {
+      if (canWrite(role) && docId !== INDEX_DOC_ID && docId !== THREAD_DOC_ID) {
         const ask = startDocFrame(Channel.Sync, docId);
         syncProtocol.writeSyncStep1(ask, doc.doc);
         this.send(encoding.toUint8Array(ask));
@@ -296,6 +302,7 @@ export class Session implements Connection, RoomSession {
     }
     if (!canWrite(role)) return this.close(CloseCode.Forbidden, 'viewers cannot edit');
     if (docId === INDEX_DOC_ID) return this.close(CloseCode.Forbidden, 'the file tree changes only through file operations');
+    if (docId === THREAD_DOC_ID) return this.close(CloseCode.Forbidden, 'the agent thread changes only through thread messages');
     if (!this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'update before sync step 1');
     const update = decoding.readVarUint8Array(decoder);
     if (doc.wouldExceedLimit(update.byteLength)) return this.close(CloseCode.DocumentTooLarge, 'document too large');

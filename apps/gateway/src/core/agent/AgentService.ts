@@ -32,7 +32,8 @@ const agentColor = '#c084fc';
  * into the file as the agent peer, telling every session in the room how the turn goes.
  */
 export class AgentService {
-  private readonly usage: UsageLedger;
+  /** Tokens spent per workspace and per link (rolling day); the agent thread spends from it too. */
+  readonly usage: UsageLedger;
   private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
   /** Per loaded doc, for as long as it is loaded: the agent's peer and what was rejected there. */
   private readonly docs = new WeakMap<Y.Doc, { peer: AgentPeer; history: RejectionHistory }>();
@@ -159,7 +160,7 @@ export class AgentService {
    * their characters apart: a hunk is a clock range of this client. The rejection history
    * follows the doc's hunk records from then on, so a prompt does not re-read them all.
    */
-  private agentIn(doc: Y.Doc): { peer: AgentPeer; history: RejectionHistory } {
+  agentIn(doc: Y.Doc): { peer: AgentPeer; history: RejectionHistory } {
     let agent = this.docs.get(doc);
     if (!agent) {
       let id: number;
@@ -188,9 +189,9 @@ export class AgentService {
    * cursor (decision 0020); it travels with the cursor, so a tab that joins mid-stream gets it.
    * Returns the state now published.
    */
-  private publishCursor(
+  publishCursor(
     live: NonNullable<ReturnType<Room['doc']>>,
-    turn: TurnInfo,
+    turn: Pick<TurnInfo, 'model' | 'agentClient'>,
     position: Record<string, unknown> | null,
     pending: string,
     previous: string | null | undefined,

@@ -36,14 +36,18 @@ export class EditApplier {
   private open: OpenHunk | null = null;
   /** Characters of a short in-line keep not applied yet (see `keep`). */
   private heldKeep = 0;
-  private seq = 0;
   readonly hunkIds: string[] = [];
 
+  /**
+   * `seq` numbers the turn's hunks in this doc (ids and the order Reject restores them in): the
+   * agent thread shares one counter among the appliers of a turn's hunks in the same file.
+   */
   constructor(
     private readonly peer: AgentPeer,
     private readonly turnId: string,
     private readonly original: string,
     start: number,
+    private readonly seq: { next: number } = { next: 0 },
   ) {
     this.text = peer.doc.getText(FILE_TEXT_KEY);
     const end = start + original.length;
@@ -157,7 +161,7 @@ export class EditApplier {
 
   private openHunk(): OpenHunk {
     if (this.open) return this.open;
-    const id = `${this.turnId}.${this.seq}`;
+    const id = `${this.turnId}.${this.seq.next}`;
     this.open = {
       id,
       original: [],
@@ -169,7 +173,7 @@ export class EditApplier {
         original: '',
         restoreAt: this.restoreAt(),
         status: 'pending',
-        seq: this.seq++,
+        seq: this.seq.next++,
       },
     };
     this.hunkIds.push(id);

@@ -1,0 +1,283 @@
+import {
+  FILE_TEXT_KEY,
+  type AgentRoute,
+  type ThreadAuthor,
+  type ThreadContext,
+  type ThreadRequest,
+  type ThreadTurnRecord,
+} from '@flint/protocol';
+import type { AgentResult, AgentService, Prompter } from '../agent/AgentService';
+import type { ModelRouter } from '../agent/ModelRouter';
+import { resolveContentPosition } from '../agent/resolveContentPosition';
+import type { Clock } from '../Clock';
+import type { AgentConfig } from '../GatewayConfig';
+import { generateId } from '../linkTokens';
+import type { Metrics } from '../Metrics';
+import type { Room } from '../Room';
+import { TokenBucket } from '../TokenBucket';
+import { UsageLedger } from '../agent/UsageLedger';
+import { ThreadLog } from './ThreadLog';
+import { buildThreadPrompt, type HistoryEntry } from './threadPrompt';
+import { THREAD_TOOLS } from './threadTools';
+import { ThreadTurn, type ThreadTurnOptions } from './ThreadTurn';
+
+/** A message sent with Alt-Enter while a turn streamed: it starts the next turn. */
+interface Queued {
+  messageId: string;
+  text: string;
+  route: AgentRoute;
+  context: ThreadContext;
+  author: ThreadAuthor;
+  from: Prompter;
+}
+
+const demoNotice =
+  'This workspace runs the bundled demo model: it fills in code-looking text and does not follow instructions, so its answers will not make sense. The thread, its tool loop and the live edits still run end to end. To get a real agent, connect a model (README, "Connect a model": OPENAI_API_KEY, or FLINT_PROVIDER with a base URL).';
+
+/**
+ * The workspace's agent thread (issue 23): takes people's messages, runs one turn at a time per
+ * workspace (a message while it streams steers it, or waits with Alt-Enter), and keeps the
+ * thread in its doc, so every session sees it live and it survives a restart.
+ */
+export class ThreadService {
+  private readonly buckets = new WeakMap<Prompter, TokenBucket>();
+  private readonly hourly: UsageLedger;
+  private readonly queues = new WeakMap<Room, Queued[]>();
+  /** What the model last read of each file, per room: a patch to a file changed since is told so. */
+  private readonly reads = new WeakMap<Room, Map<string, string>>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly config: AgentConfig,
+    private readonly router: ModelRouter,
+    private readonly metrics: Metrics,
+    private readonly agent: AgentService,
+  ) {
+    this.hourly = new UsageLedger(clock, 3_600_000);
+  }
+
+  handle(request: ThreadRequest, from: Prompter, room: Room, author: ThreadAuthor): AgentResult {
+    const running = room.threadTurn;
+    if (request.type === 'thread.stop') {
+      if (!running) return { ok: false, code: 'not_found', message: 'The agent is not writing.' };
+      this.queues.get(room)?.splice(0);
+      running.stop(`Stopped by ${author.name}.`);
+      return { ok: true, turnId: running.turnId };
+    }
+    const text = request.text.trim();
+    if (!text) return { ok: false, code: 'invalid_message', message: 'Write a message first.' };
+    const log = this.logOf(room);
+    if (running) {
+      const who = { name: author.name, color: author.color };
+      if (request.mode === 'queue') {
+        const messageId = log.append({ kind: 'user', turnId: running.turnId, author: who, queued: true, route: request.route }, text);
+        let queue = this.queues.get(room);
+        if (!queue) this.queues.set(room, (queue = []));
+        queue.push({ messageId, text, route: request.route, context: request.context, author: who, from });
+        return { ok: true, turnId: running.turnId };
+      }
+      log.append({ kind: 'user', turnId: running.turnId, author: who, steer: true, route: request.route }, text);
+      running.steer(text, who);
+      return { ok: true, turnId: running.turnId };
+    }
+    return this.start({ messageId: null, text, route: request.route, context: request.context, author, from }, room);
+  }
+
+  private logOf(room: Room): ThreadLog {
+    return new ThreadLog(room.thread.doc, () => this.clock.now());
+  }
+
+  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room): AgentResult {
+    const { from } = message;
+    const routed = this.router(message.route);
+    if (!routed) {
+      return { ok: false, code: 'not_configured', message: `No model is configured for the ${message.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
+    }
+    let bucket = this.buckets.get(from);
+    if (!bucket) this.buckets.set(from, (bucket = new TokenBucket(this.clock, this.config.promptsPerMinute / 60, Math.min(10, this.config.promptsPerMinute))));
+    if (!bucket.take()) return { ok: false, code: 'rate_limited', message: 'Too many messages in a row; wait a few seconds.', retryAfterMs: 2000 };
+    const over = this.overBudget(from);
+    if (over) return { ok: false, code: 'budget_exceeded', message: over };
+
+    const log = this.logOf(room);
+    const turnId = generateId('t');
+    const author = { name: message.author.name, color: message.author.color };
+    // The thread before this message, for the prompt.
+    const history: HistoryEntry[] = log.entries().map((entry) => ({
+      kind: entry.fields.kind as HistoryEntry['kind'],
+      text: entry.text,
+      author: (entry.fields.author as ThreadAuthor | null)?.name,
+      summary: entry.fields.summary as string | undefined,
+    }));
+    if (message.messageId) log.update(message.messageId, { queued: undefined, turnId });
+    else log.append({ kind: 'user', turnId, author, route: message.route }, message.text);
+
+    const mode = routed.supportsTools ? 'tools' : 'text';
+    if (mode === 'text' && routed.provider.kind === 'embedded' && !history.some((entry) => entry.kind === 'notice' && entry.text === demoNotice)) {
+      log.append({ kind: 'notice', turnId, level: 'info' }, demoNotice);
+    }
+    const maxOutputTokens = Math.min(this.config.maxOutputTokens, Math.floor(routed.contextTokens / 4));
+    const prompt = buildThreadPrompt({
+      mode,
+      paths: this.paths(room),
+      history,
+      open: this.openFile(room, message.context),
+      mentions: message.context.mentions.flatMap((path) => {
+        const fileId = room.fileIdAt(path);
+        const live = fileId ? room.doc(fileId) : null;
+        return live ? [{ path, text: live.doc.getText(FILE_TEXT_KEY).toString() }] : [];
+      }),
+      rejected: this.rejections(room, log.allTurns()),
+      message: message.text,
+      by: author.name,
+      contextTokens: routed.contextTokens,
+      maxOutputTokens,
+    });
+    if (prompt.trimmed) log.append({ kind: 'notice', turnId, level: 'info' }, prompt.trimmed);
+
+    const record: ThreadTurnRecord = {
+      turnId,
+      status: 'streaming',
+      by: author.name,
+      route: message.route,
+      model: routed.model,
+      startedAt: this.clock.now(),
+      endedAt: null,
+      ttftMs: null,
+      outputTokens: 0,
+      tokensPerSecond: null,
+      steps: 0,
+      toolCalls: 0,
+      files: [],
+      context: { usedTokens: prompt.usedTokens, windowTokens: routed.contextTokens, trimmed: prompt.trimmed },
+      agentClients: {},
+      error: null,
+    };
+    const reads = this.readsOf(room);
+    const cursors = new Map<string, string | null>();
+    const options: ThreadTurnOptions = {
+      record,
+      provider: routed.provider,
+      model: routed.model,
+      mode,
+      tools: THREAD_TOOLS,
+      threadId: `${from.workspaceId}:thread`,
+      messages: prompt.messages,
+      maxOutputTokens,
+      log,
+      clock: this.clock,
+      flushIntervalMs: this.config.flushIntervalMs,
+      limits: { toolCalls: this.config.threadToolCallsPerTurn, tokens: this.config.threadTokensPerTurn },
+      workspace: {
+        paths: () => this.paths(room),
+        read: (path) => {
+          const fileId = room.fileIdAt(path);
+          const live = fileId ? room.doc(fileId) : null;
+          return fileId && live ? { fileId, text: live.doc.getText(FILE_TEXT_KEY).toString() } : null;
+        },
+        rename: (from, to) => room.apply({ type: 'file.rename', requestId: 0, from, to }),
+        remove: (path) => room.apply({ type: 'file.delete', requestId: 0, path }),
+        fileIdAt: (path) => room.fileIdAt(path),
+        docOf: (fileId) => room.doc(fileId)?.doc ?? null,
+        peerOf: (doc) => this.agent.agentIn(doc).peer,
+        createFile: (path) => {
+          const created = room.createFile(path);
+          return created.ok && created.fileId ? { ok: true, fileId: created.fileId } : { ok: false, message: created.ok ? 'It could not be created.' : created.message };
+        },
+        deleteFile: (path) => room.apply({ type: 'file.delete', requestId: 0, path }),
+        moveFile: (from, to) => room.apply({ type: 'file.rename', requestId: 0, from, to }),
+        lastRead: (fileId) => reads.get(fileId),
+        noteRead: (fileId, text) => reads.set(fileId, text),
+      },
+      onUsage: (tokens) => {
+        this.agent.usage.add(from.workspaceId, tokens);
+        this.agent.usage.add(from.linkId, tokens);
+        this.hourly.add(from.workspaceId, tokens);
+        this.metrics.inc('flint_agent_tokens_total', { route: message.route }, tokens);
+        return this.overBudget(from);
+      },
+      cursor: (fileId, caret, pending) => {
+        const live = fileId ? room.doc(fileId) : null;
+        if (!live || !fileId) return;
+        const agentClient = this.agent.agentIn(live.doc).peer.clientId;
+        cursors.set(fileId, this.agent.publishCursor(live, { model: routed.model, agentClient }, caret, pending, cursors.get(fileId)));
+      },
+      onEnd: (ended) => {
+        if (room.threadTurn === turn) room.threadTurn = null;
+        this.metrics.inc('flint_thread_turns_total', { status: ended.status, route: message.route });
+        if (ended.ttftMs !== null) this.metrics.observe('flint_agent_ttft_ms', ended.ttftMs);
+        this.next(room);
+      },
+    };
+    const turn = new ThreadTurn(options);
+    room.threadTurn = turn;
+    void turn.run();
+    return { ok: true, turnId };
+  }
+
+  /** After a turn: the first queued message starts the next one. */
+  private next(room: Room): void {
+    const queue = this.queues.get(room);
+    const queued = queue?.shift();
+    if (!queued) return;
+    const result = this.start(queued, room);
+    if (!result.ok) {
+      const log = this.logOf(room);
+      log.update(queued.messageId, { queued: undefined });
+      log.append({ kind: 'notice', turnId: '', level: 'error' }, `The queued message from ${queued.author.name} could not be sent: ${result.message}`);
+      this.next(room);
+    }
+  }
+
+  private overBudget(from: Prompter): string | null {
+    if (this.agent.usage.spent(from.workspaceId) >= this.config.workspaceTokensPerDay) return 'This workspace has used its token budget for today.';
+    if (this.agent.usage.spent(from.linkId) >= this.config.linkTokensPerDay) return 'This link has used its token budget for today.';
+    if (this.hourly.spent(from.workspaceId) >= this.config.threadTokensPerWorkspaceHour) return 'This workspace has used its agent tokens for this hour; try again later.';
+    return null;
+  }
+
+  private paths(room: Room): string[] {
+    const paths: string[] = [];
+    for (const [path, entry] of room.entries) if (entry.kind === 'file') paths.push(path);
+    return paths.sort();
+  }
+
+  private readsOf(room: Room): Map<string, string> {
+    let reads = this.reads.get(room);
+    if (!reads) this.reads.set(room, (reads = new Map()));
+    return reads;
+  }
+
+  /** The file on screen and its selection (whole lines), from the message's context. */
+  private openFile(room: Room, context: ThreadContext) {
+    if (!context.fileId) return null;
+    const path = room.pathOf(context.fileId);
+    const live = path === null ? null : room.doc(context.fileId);
+    if (!live || path === null) return null;
+    const text = live.doc.getText(FILE_TEXT_KEY).toString();
+    const a = context.anchor ? resolveContentPosition(live.doc, context.anchor) : null;
+    const b = context.head ? resolveContentPosition(live.doc, context.head) : null;
+    if (a === null || b === null || a === b) return { path, text, selection: null };
+    const start = Math.min(a, b);
+    const end = Math.max(a, b);
+    const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+    return { path, text, selection: { startLine: lineOf(start), endLine: lineOf(end), text: text.slice(start, end) } };
+  }
+
+  /** What people rejected in the files the thread's recent turns wrote. */
+  private rejections(room: Room, turns: ThreadTurnRecord[]): string[] {
+    const notes: string[] = [];
+    const seen = new Set<string>();
+    for (const turn of turns.slice(-5)) {
+      for (const change of turn.files) {
+        if (seen.has(change.fileId)) continue;
+        seen.add(change.fileId);
+        const live = room.doc(change.fileId);
+        const path = room.pathOf(change.fileId);
+        if (!live || path === null) continue;
+        for (const note of this.agent.agentIn(live.doc).history.notes()) notes.push(`${path}: ${note}`);
+      }
+    }
+    return notes;
+  }
+}

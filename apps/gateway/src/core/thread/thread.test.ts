@@ -1,0 +1,334 @@
+import { hunksOf } from '@flint/change-set';
+import { CloseCode, encodeControl, readThread, type ThreadView } from '@flint/protocol';
+import { FakeClock } from '@flint/test-kit';
+import { describe, expect, it } from 'vitest';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../../models/ModelProvider';
+import { ProviderError } from '../../models/ModelProvider';
+import { SqliteStore } from '../../storage/SqliteStore';
+import type { ModelRouter } from '../agent/ModelRouter';
+import { drain } from '../agent/ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+
+/** A step of a scripted answer: a model event, a pause until `release()`, or a failure. */
+type Beat = ModelEvent | 'pause' | ProviderError;
+
+/**
+ * A provider whose answers are scripted per call, that pauses where told: a model that calls
+ * tools, for the thread's loop. Records every request, as the model would see it.
+ */
+class ToolScript implements ModelProvider {
+  readonly kind = 'scripted-tools';
+  readonly requests: ModelRequest[] = [];
+  private readonly answers: Beat[][] = [];
+  private wake: (() => void) | null = null;
+
+  answer(...beats: Beat[]): this {
+    this.answers.push(beats);
+    return this;
+  }
+
+  release(): void {
+    this.wake?.();
+  }
+
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    this.requests.push(structuredClone(request));
+    const beats = this.answers.shift() ?? [{ type: 'text', text: 'Done.' }];
+    const self = this;
+    return (async function* () {
+      for (const beat of beats) {
+        if (signal.aborted) return;
+        if (beat === 'pause') {
+          await new Promise<void>((resolve) => {
+            self.wake = resolve;
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+          self.wake = null;
+          if (signal.aborted) return;
+          continue;
+        }
+        if (beat instanceof ProviderError) throw beat;
+        yield beat;
+        await Promise.resolve();
+      }
+      yield { type: 'usage', inputTokens: 100, outputTokens: 10, cachedInputTokens: 0 };
+      yield { type: 'done', finishReason: beats.some((b) => typeof b === 'object' && 'type' in b && b.type === 'tool-call') ? 'tool_calls' : 'stop' };
+    })();
+  }
+
+  async close(): Promise<void> {}
+}
+
+const call = (index: number, name: string, args: unknown, pieces = 1): ModelEvent[] => {
+  const json = JSON.stringify(args);
+  const size = Math.ceil(json.length / pieces);
+  const deltas: ModelEvent[] = [];
+  for (let at = 0; at < json.length; at += size) deltas.push({ type: 'tool-call-delta', index, arguments: json.slice(at, at + size) });
+  return [{ type: 'tool-call', index, id: `call_${index}_${name}`, name }, ...deltas];
+};
+const text = (value: string): ModelEvent => ({ type: 'text', text: value });
+
+const taskTs = 'export interface Task {\n  id: string;\n  title: string;\n}\n';
+const formatTs = "import type { Task } from './task';\n\nexport function formatTask(task: Task): string {\n  return task.title;\n}\n";
+const twoFilePatch = `*** Begin Patch
+*** Update File: src/task.ts
+@@ export interface Task {
+   id: string;
+   title: string;
++  dueDate?: string;
+ }
+*** Update File: src/format.ts
+@@ export function formatTask(task: Task): string {
+-  return task.title;
++  return task.dueDate ? \`\${task.title} (due \${task.dueDate})\` : task.title;
+ }
+*** End Patch
+`;
+
+function setup(options: { supportsTools?: boolean; kind?: string } = {}) {
+  const provider = new ToolScript();
+  if (options.kind) (provider as { kind: string }).kind = options.kind;
+  const models: ModelRouter = () => ({ provider, model: 'spark-test', contextTokens: 128_000, supportsPrediction: false, supportsTools: options.supportsTools ?? true });
+  const store = new SqliteStore(':memory:');
+  const h = new Harness(store, {}, models, new FakeClock());
+  const ws = h.gateway.createWorkspace('Thread', { 'src/task.ts': taskTs, 'src/format.ts': formatTs });
+  const editor = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
+  const viewer = h.gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
+  const alice = h.client(ws.workspaceId, ws.owner.token, { user: { name: 'Alice', color: '#ff0000' } } as never);
+  const bob = h.client(ws.workspaceId, editor.token);
+  h.flush();
+  const bobThread = bob.openThread();
+  alice.openThread();
+  const files = { task: fileIdOf(bob, 'src/task.ts'), format: fileIdOf(bob, 'src/format.ts') };
+  const bobTask = textOf(bob, files.task);
+  const bobFormat = textOf(bob, files.format);
+  h.flush();
+  const view = (): ThreadView => readThread(bobThread.doc);
+  return { h, ws, provider, alice, bob, files, bobTask, bobFormat, view, viewerToken: viewer.token };
+}
+
+/** Lets the turn run: provider events, flush timers, the sockets. */
+async function run(ctx: ReturnType<typeof setup>, rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await drain();
+    ctx.h.clock.advance(8);
+    ctx.h.flush();
+  }
+}
+
+async function send(ctx: ReturnType<typeof setup>, who: 'alice' | 'bob', message: string, mode: 'send' | 'queue' = 'send') {
+  const result = ctx[who].threadSend({ text: message, mode });
+  ctx.h.flush();
+  await drain();
+  ctx.h.flush();
+  return result;
+}
+
+describe('the agent thread', () => {
+  it('runs a two-file turn: reads, streams one patch into both files, answers; everyone sees it', async () => {
+    const ctx = setup();
+    ctx.provider
+      .answer(...call(0, 'read_file', { path: 'src/task.ts' }), ...call(1, 'read_file', { path: 'src/format.ts' }))
+      .answer(text('Adding the field. '), ...call(0, 'apply_patch', { patch: twoFilePatch }, 40))
+      .answer(text('Added `dueDate` to **Task** and shown it in formatTask.'));
+    expect((await send(ctx, 'alice', 'add a dueDate to Task and show it in formatTask')).ok).toBe(true);
+    await run(ctx, 60);
+
+    expect(ctx.bobTask.toString()).toContain('  dueDate?: string;\n}');
+    expect(ctx.bobFormat.toString()).toContain('task.dueDate ? `${task.title} (due ${task.dueDate})` : task.title;');
+
+    const view = ctx.view();
+    expect(view.messages.map((m) => [m.kind, m.summary ?? m.text])).toEqual([
+      ['user', 'add a dueDate to Task and show it in formatTask'],
+      ['tool', 'read src/task.ts'],
+      ['tool', 'read src/format.ts'],
+      ['assistant', 'Adding the field. '],
+      ['tool', 'edited 2 files +2 −1'],
+      ['assistant', 'Added `dueDate` to **Task** and shown it in formatTask.'],
+    ]);
+    const turn = view.turns[0]!;
+    expect(turn.status).toBe('done');
+    expect(turn.files.map((f) => [f.path, f.added, f.removed])).toEqual([
+      ['src/task.ts', 1, 0],
+      ['src/format.ts', 1, 1],
+    ]);
+    expect(turn.toolCalls).toBe(3);
+    expect(turn.steps).toBe(3);
+    // The model got each tool's result, in the protocol's shape, and the patch's outcome.
+    const last = ctx.provider.requests[2]!.messages;
+    expect(last.at(-2)).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'apply_patch' }] });
+    expect(last.at(-1)).toEqual({ role: 'tool', callId: 'call_0_apply_patch', content: 'updated src/task.ts (+1 -0)\nupdated src/format.ts (+1 -1)' });
+    expect(ctx.provider.requests[1]!.messages.some((m) => m.role === 'tool' && m.content.startsWith('src/task.ts (4 lines):'))).toBe(true);
+    expect(ctx.provider.requests[0]!.tools?.map((t) => t.name)).toContain('apply_patch');
+    // Its edits are hunks of the turn, for review in every file.
+    const hunks = [...hunksOf(ctx.bob.openDoc(ctx.files.format).doc).values()];
+    expect(hunks.every((h) => h.turnId === turn.turnId && h.status === 'pending')).toBe(true);
+    expect(turn.agentClients[ctx.files.format]).toBe(hunks[0]!.agentClient);
+  });
+
+  it('shows the patch in the files while it streams, before the call ends', async () => {
+    const ctx = setup();
+    const json = JSON.stringify({ patch: twoFilePatch });
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: '' }).slice(0, 1), { type: 'tool-call-delta', index: 0, arguments: json.slice(0, json.indexOf('dueDate?') + 20) }, 'pause');
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx);
+    expect(ctx.bobTask.toString()).toContain('  dueDate?: string;\n}');
+    expect(ctx.bobFormat.toString()).toBe(formatTs);
+    const turn = ctx.view().turns[0]!;
+    expect(turn.status).toBe('streaming');
+    expect(turn.files).toEqual([expect.objectContaining({ path: 'src/task.ts', added: 1, removed: 0 })]);
+    expect(ctx.view().messages.at(-1)).toMatchObject({ kind: 'tool', status: 'running', summary: 'editing src/task.ts' });
+  });
+
+  it('lets anyone with edit rights steer mid-hunk: the generation stops, its text stays, the model continues with the message', async () => {
+    const ctx = setup();
+    const json = JSON.stringify({ patch: twoFilePatch });
+    const cut = json.indexOf('dueDate?') + 4;
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: '' }).slice(0, 1), { type: 'tool-call-delta', index: 0, arguments: json.slice(0, cut) }, 'pause');
+    ctx.provider.answer(text('OK, skipping the format change.'));
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx);
+    expect(ctx.bobTask.toString()).toContain('  dueD');
+    expect((await send(ctx, 'bob', 'only the interface, please')).ok).toBe(true);
+    await run(ctx);
+    expect(ctx.bobTask.toString()).toContain('  dueD'); // what was written stays
+    const view = ctx.view();
+    expect(view.messages.find((m) => m.steer)?.text).toBe('only the interface, please');
+    expect(view.turns).toHaveLength(1);
+    expect(view.turns[0]!.status).toBe('done');
+    const second = ctx.provider.requests[1]!.messages;
+    expect(second.at(-1)!.content).toMatch(/only the interface, please\n\(You were interrupted/);
+    expect(second.at(-2)!.content).toMatch(/updated src\/task\.ts \(\+0 -0\)\n\[interrupted\]|\[interrupted\]/);
+    expect(view.messages.at(-1)?.text).toBe('OK, skipping the format change.');
+  });
+
+  it('Stop mid-hunk ends the turn cancelled and keeps what was written', async () => {
+    const ctx = setup();
+    const json = JSON.stringify({ patch: twoFilePatch });
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: '' }).slice(0, 1), { type: 'tool-call-delta', index: 0, arguments: json.slice(0, json.indexOf('dueDate?') + 12) }, 'pause');
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx);
+    const stopped = ctx.bob.threadStop();
+    await run(ctx);
+    expect((await stopped).ok).toBe(true);
+    expect(ctx.view().turns[0]!.status).toBe('cancelled');
+    expect(ctx.bobTask.toString()).toContain('dueDate?');
+    expect(ctx.provider.requests).toHaveLength(1);
+  });
+
+  it('reports a hunk whose context is gone, applies nothing for it, and tells the model', async () => {
+    const ctx = setup();
+    ctx.bobFormat.delete(0, ctx.bobFormat.length);
+    ctx.bobFormat.insert(0, 'export const nothing = 1;\n');
+    ctx.h.flush();
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: twoFilePatch }, 7)).answer(text('The format file changed; I will read it.'));
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx, 40);
+    expect(ctx.bobFormat.toString()).toBe('export const nothing = 1;\n');
+    expect(ctx.bobTask.toString()).toContain('dueDate?');
+    const step = ctx.view().messages.find((m) => m.tool === 'apply_patch')!;
+    expect(step.summary).toBe('edited src/task.ts +1 −0');
+    expect(step.detail).toMatch(/Hunk 1 of src\/format\.ts .*not applied: its @@ line/);
+    const toolResult = ctx.provider.requests[1]!.messages.at(-1)!;
+    expect(toolResult.content).toMatch(/updated src\/task\.ts \(\+1 -0\)\nHunk 1 of src\/format\.ts/);
+  });
+
+  it('tells the next turn what people rejected', async () => {
+    const ctx = setup();
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: twoFilePatch })).answer(text('Done.'));
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx, 40);
+    const turnId = ctx.view().turns[0]!.turnId;
+    expect(ctx.bob.review(ctx.files.format, { turnId }, 'reject')).toBeGreaterThan(0);
+    expect(ctx.bobFormat.toString()).toBe(formatTs);
+    ctx.h.flush();
+    ctx.provider.answer(text('Understood.'));
+    await send(ctx, 'alice', 'and now?');
+    await run(ctx, 20);
+    const prompt = ctx.provider.requests.at(-1)!.messages.at(-1)!.content;
+    expect(prompt).toMatch(/src\/format\.ts: Note: in an earlier turn the user rejected/);
+  });
+
+  it('queues a message sent with Alt-Enter and runs it after the turn', async () => {
+    const ctx = setup();
+    ctx.provider.answer(text('first'), 'pause').answer(text('second'));
+    await send(ctx, 'alice', 'one');
+    await run(ctx, 5);
+    await send(ctx, 'bob', 'two', 'queue');
+    expect(ctx.view().messages.find((m) => m.text === 'two')?.queued).toBe(true);
+    ctx.provider.release();
+    await run(ctx, 20);
+    const view = ctx.view();
+    expect(view.turns.map((t) => t.status)).toEqual(['done', 'done']);
+    expect(view.messages.find((m) => m.text === 'two')?.queued).toBeUndefined();
+    expect(ctx.provider.requests[1]!.messages.at(-1)!.content).toMatch(/: two$/);
+  });
+
+  it('stops a loop of identical tool calls with a clear message', async () => {
+    const ctx = setup();
+    ctx.provider.answer(...call(0, 'list_files', {})).answer(...call(0, 'list_files', {}));
+    await send(ctx, 'alice', 'loop');
+    await run(ctx, 30);
+    const view = ctx.view();
+    expect(view.turns[0]!.error?.code).toBe('guardrail');
+    expect(view.messages.at(-1)).toMatchObject({ kind: 'notice', text: expect.stringMatching(/called list_files twice in a row/) });
+  });
+
+  it('a provider failure mid-patch keeps what was written and says so in the thread', async () => {
+    const ctx = setup();
+    const json = JSON.stringify({ patch: twoFilePatch });
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: '' }).slice(0, 1), { type: 'tool-call-delta', index: 0, arguments: json.slice(0, json.indexOf('dueDate?') + 20) }, new ProviderError('network', 'The connection to the model dropped.'));
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx, 20);
+    const view = ctx.view();
+    expect(view.turns[0]!.status).toBe('failed');
+    expect(view.messages.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: expect.stringMatching(/dropped\. What it wrote before that is in the files for review/) });
+    expect(ctx.bobTask.toString()).toContain('dueDate?: string;');
+  });
+
+  it('viewers watch the thread live but cannot send: the gateway closes a socket that tries', async () => {
+    const ctx = setup();
+    const viewer = ctx.h.client(ctx.ws.workspaceId, ctx.viewerToken);
+    ctx.h.flush();
+    const thread = viewer.openThread();
+    ctx.provider.answer(text('Hi all.'));
+    await send(ctx, 'alice', 'hello');
+    await run(ctx, 10);
+    expect(readThread(thread.doc).messages.map((m) => m.text)).toEqual(['hello', 'Hi all.']);
+    // A hand-made client that sends anyway.
+    const raw = ctx.h.openRaw();
+    hello(raw, ctx.ws.workspaceId, ctx.viewerToken);
+    ctx.h.flush();
+    raw.client.send(encodeControl({ type: 'thread.send', requestId: 1, text: 'let me in', route: 'fast', mode: 'send', context: { mentions: [] } }));
+    ctx.h.flush();
+    expect(raw.closeCode).toBe(CloseCode.Forbidden);
+    expect(ctx.view().messages).toHaveLength(2);
+  });
+
+  it('the thread survives a gateway restart', async () => {
+    const ctx = setup();
+    ctx.provider.answer(text('Hello from the model.'));
+    await send(ctx, 'alice', 'hi');
+    await run(ctx, 10);
+    ctx.h.restart();
+    const carol = ctx.h.client(ctx.ws.workspaceId, ctx.ws.owner.token);
+    ctx.h.flush();
+    const thread = carol.openThread();
+    ctx.h.flush();
+    expect(readThread(thread.doc).messages.map((m) => m.text)).toEqual(['hi', 'Hello from the model.']);
+    expect(readThread(thread.doc).turns[0]!.status).toBe('done');
+  });
+
+  it('a model without tool calling writes patches in its answer (the demo model), and the panel is told what it is', async () => {
+    const ctx = setup({ supportsTools: false, kind: 'embedded' });
+    ctx.provider.answer(text('Here:\n*** Begin Patch\n*** Update File: src/task.ts\n@@\n   title: string;\n+  done: boolean;\n }\n*** End Patch\nDone.'));
+    await send(ctx, 'alice', 'add done');
+    await run(ctx, 20);
+    expect(ctx.bobTask.toString()).toContain('  title: string;\n  done: boolean;\n}');
+    const view = ctx.view();
+    expect(view.messages.map((m) => m.kind)).toEqual(['user', 'notice', 'assistant', 'tool']);
+    expect(view.messages[1]!.text).toMatch(/bundled demo model/);
+    expect(view.messages[2]!.text).toBe('Here:\nDone.');
+    expect(ctx.provider.requests[0]!.tools).toBeUndefined();
+  });
+});

@@ -1,0 +1,176 @@
+import type { ToolSpec } from '../../models/ModelProvider';
+
+/** What the tools can see and do: the workspace's files, by path, confined to it. */
+export interface ToolWorkspace {
+  /** Every file path, sorted. */
+  paths(): string[];
+  /** A file's current text; null when there is no such file. */
+  read(path: string): { fileId: string; text: string } | null;
+  rename(from: string, to: string): { ok: true } | { ok: false; message: string };
+  remove(path: string): { ok: true } | { ok: false; message: string };
+}
+
+export interface ToolOutcome {
+  /** What the model is told. */
+  output: string;
+  /** The thread's one-line summary of the step ("read src/a.ts"). */
+  summary: string;
+  ok: boolean;
+  path?: string;
+  line?: number;
+  /** The file text the model now knows (read_file): a later patch is checked against it. */
+  read?: { fileId: string; text: string };
+}
+
+const maxReadLines = 2000;
+const maxReadChars = 200_000;
+const maxListed = 2000;
+const maxMatches = 100;
+/** Lines longer than this are searched only in their first part: a regex on a minified line is the model's worst case. */
+const maxSearchedLineChars = 2000;
+
+const pathParam = (description: string) => ({ type: 'string', description });
+
+export const APPLY_PATCH = 'apply_patch';
+
+/** The tools offered to models that call tools (Chat Completions `tools`, Responses function tools). */
+export const THREAD_TOOLS: ToolSpec[] = [
+  {
+    name: 'list_files',
+    description: 'List the files of the workspace (paths relative to its root), optionally only those under a folder.',
+    parameters: { type: 'object', properties: { path: pathParam('A folder to list; omit for the whole workspace.') }, additionalProperties: false },
+  },
+  {
+    name: 'read_file',
+    description: 'Read a file, or a range of its lines (1-based, inclusive). Read a file before patching it.',
+    parameters: {
+      type: 'object',
+      properties: { path: pathParam('The file to read.'), start_line: { type: 'integer', minimum: 1 }, end_line: { type: 'integer', minimum: 1 } },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'search',
+    description: 'Search the text of every file (or those under `path`) for a string, or a JavaScript regular expression with `regex: true`. Returns path:line: text.',
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string' }, regex: { type: 'boolean' }, path: pathParam('Only files under this folder.') },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: APPLY_PATCH,
+    description:
+      'Edit files with a patch in the apply_patch format: "*** Begin Patch", then per file "*** Update File: path" (hunks: "@@ optional line to find", then lines starting with " " context, "-" removed, "+" added), "*** Add File: path" (every line "+"), or "*** Delete File: path"; "*** Move to: path" after an Update File renames it; end with "*** End Patch". Give 3 lines of context around each change so it is found exactly once.',
+    parameters: { type: 'object', properties: { patch: { type: 'string', description: 'The whole patch.' } }, required: ['patch'], additionalProperties: false },
+  },
+  {
+    name: 'rename_file',
+    description: 'Rename or move a file or folder.',
+    parameters: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } }, required: ['from', 'to'], additionalProperties: false },
+  },
+  {
+    name: 'delete_file',
+    description: 'Delete a file or folder.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  },
+];
+
+const under = (path: string, folder: string | undefined) => !folder || folder === '.' || path === folder || path.startsWith(`${folder.replace(/\/+$/, '')}/`);
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const int = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) ? value : undefined);
+
+/**
+ * Runs one tool call (all but apply_patch, which streams: see PatchStream). Arguments come from
+ * the model: anything malformed is an answer telling it so, never an exception.
+ */
+export function runTool(workspace: ToolWorkspace, name: string, argumentsText: string): ToolOutcome {
+  let args: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(argumentsText || '{}');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    args = parsed as Record<string, unknown>;
+  } catch {
+    return { ok: false, output: `The arguments of ${name} are not a JSON object.`, summary: `${name}: unreadable arguments` };
+  }
+  switch (name) {
+    case 'list_files': {
+      const folder = str(args.path);
+      const paths = workspace.paths().filter((path) => under(path, folder));
+      const shown = paths.slice(0, maxListed);
+      const more = paths.length > shown.length ? `\n… and ${paths.length - shown.length} more` : '';
+      return { ok: true, output: shown.length ? shown.join('\n') + more : 'No files.', summary: `listed ${folder ? `${folder}/` : 'files'} (${paths.length})` };
+    }
+    case 'read_file': {
+      const path = str(args.path);
+      const file = path === undefined ? null : workspace.read(path);
+      if (!file || path === undefined) return { ok: false, output: `There is no file "${path ?? ''}". Use list_files to see the paths.`, summary: `read ${path ?? '?'}: no such file` };
+      const lines = file.text.split('\n');
+      const total = file.text.endsWith('\n') ? lines.length - 1 : lines.length;
+      const start = Math.max(1, int(args.start_line) ?? 1);
+      let end = Math.min(total, int(args.end_line) ?? total, start + maxReadLines - 1);
+      let body = lines.slice(start - 1, end).join('\n');
+      if (body.length > maxReadChars) {
+        body = body.slice(0, maxReadChars);
+        end = start + body.split('\n').length - 1;
+      }
+      const whole = start === 1 && end >= total;
+      const header = whole ? `${path} (${total} lines)` : `${path}, lines ${start}-${end} of ${total}`;
+      return {
+        ok: true,
+        output: `${header}:\n${body}`,
+        summary: whole ? `read ${path}` : `read ${path}:${start}-${end}`,
+        path,
+        line: start,
+        read: whole ? file : undefined,
+      };
+    }
+    case 'search': {
+      const query = str(args.query);
+      if (!query) return { ok: false, output: 'search needs a non-empty query.', summary: 'search: no query' };
+      let test: (line: string) => boolean;
+      if (args.regex === true) {
+        let pattern: RegExp;
+        try {
+          pattern = new RegExp(query);
+        } catch (error) {
+          return { ok: false, output: `The regular expression is invalid: ${(error as Error).message}`, summary: `search /${query}/: invalid` };
+        }
+        test = (line) => pattern.test(line.slice(0, maxSearchedLineChars));
+      } else test = (line) => line.includes(query);
+      const folder = str(args.path);
+      const matches: string[] = [];
+      let total = 0;
+      for (const path of workspace.paths()) {
+        if (!under(path, folder)) continue;
+        const text = workspace.read(path)?.text ?? '';
+        text.split('\n').forEach((line, i) => {
+          if (!test(line)) return;
+          total++;
+          if (matches.length < maxMatches) matches.push(`${path}:${i + 1}: ${line.slice(0, 300)}`);
+        });
+      }
+      const more = total > matches.length ? `\n… ${total - matches.length} more matches; narrow the search.` : '';
+      return { ok: true, output: matches.length ? matches.join('\n') + more : 'No matches.', summary: `searched "${query.slice(0, 60)}" (${total} match${total === 1 ? '' : 'es'})` };
+    }
+    case 'rename_file': {
+      const from = str(args.from);
+      const to = str(args.to);
+      if (!from || !to) return { ok: false, output: 'rename_file needs "from" and "to".', summary: 'rename: missing paths' };
+      const result = workspace.rename(from, to);
+      return result.ok
+        ? { ok: true, output: `Renamed ${from} to ${to}.`, summary: `renamed ${from} → ${to}`, path: to }
+        : { ok: false, output: result.message, summary: `rename ${from}: ${result.message}` };
+    }
+    case 'delete_file': {
+      const path = str(args.path);
+      if (!path) return { ok: false, output: 'delete_file needs "path".', summary: 'delete: missing path' };
+      const result = workspace.remove(path);
+      return result.ok ? { ok: true, output: `Deleted ${path}.`, summary: `deleted ${path}` } : { ok: false, output: result.message, summary: `delete ${path}: ${result.message}` };
+    }
+    default:
+      return { ok: false, output: `There is no tool "${name}". The tools are: ${THREAD_TOOLS.map((tool) => tool.name).join(', ')}.`, summary: `unknown tool ${name}` };
+  }
+}
