@@ -1,8 +1,10 @@
 /**
  * OpenAI-compatible Chat Completions over SSE, for any base URL: OpenAI, Cerebras, Groq, vLLM,
  * llama-server, Ollama, LM Studio. One HTTP client per provider (ProviderHttp), so sequential
- * requests reuse a warm TCP (and TLS) connection, or one HTTP/2 connection. For autocomplete it also completes raw FIM prompts
- * (`/v1/completions`) and, where configured, llama-server's native `/infill`.
+ * requests reuse a warm TCP (and TLS) connection, or one HTTP/2 connection. A request's `tools` are
+ * sent as function tools and the model's calls stream back piece by piece (chatToolCalls). For
+ * autocomplete it also completes raw FIM prompts (`/v1/completions`) and, where configured,
+ * llama-server's native `/infill`.
  */
 import {
   ProviderError,
@@ -15,11 +17,12 @@ import {
   withRequestId,
 } from './ModelProvider';
 import { ChatChunkReader } from './chatChunk';
+import { chatMessages, ChatToolCallReader, chatTools } from './chatToolCalls';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
 import { closeDispatcher, providerDispatcher, SseResponse, type SseReader } from './ProviderHttp';
-import { mergeText, TextRun } from './TextRun';
+import { mergeDeltas, TextRun } from './TextRun';
 import type { Dispatcher } from 'undici';
 
 export interface ChatCompletionsOptions {
@@ -119,7 +122,7 @@ export class ChatCompletionsProvider implements ModelProvider {
     let finished = false;
     const queue: EventQueue<ModelEvent> = new EventQueue({
       signal,
-      merge: mergeText,
+      merge: mergeDeltas,
       start: () => {
         SseResponse.open({
           url,
@@ -156,6 +159,7 @@ export class ChatCompletionsProvider implements ModelProvider {
     /** The final event or a bad one was read: the rest of that network read is ignored. */
     let over = false;
     const text = new TextRun();
+    const toolCalls = new ChatToolCallReader();
     // Failures after the head name the request by the head's id: the transport's own do not.
     const fail = (error: unknown) => queue.fail(withRequestId(error, stream.requestId));
     const pushText = () => {
@@ -167,27 +171,32 @@ export class ChatCompletionsProvider implements ModelProvider {
       onFinished();
       pushText();
       if (usage) queue.push(usage);
-      queue.push({ type: 'done', finishReason: finishReason ?? 'stop' });
+      // An answer that called tools waits for their results, whatever the server said (some say stop).
+      const finish = finishReason ?? 'stop';
+      queue.push({ type: 'done', finishReason: finish === 'stop' && toolCalls.count > 0 ? 'tool_calls' : finish });
       // The iteration ends once the answer is read to its end: the next request finds the connection idle.
       void stream.finish().then(() => queue.end());
+    };
+    const badEvent = (error: ProviderError) => {
+      // What arrived before the bad event is the model's output: deliver it, then fail.
+      over = true;
+      pushText();
+      stream.destroy();
+      fail(error);
     };
     return {
       event: (event) => {
         if (over) return;
         const chunk = read.chunk(event.data);
-        if (chunk === null || chunk.error !== null) {
-          // What arrived before the bad event is the model's text: deliver it, then fail.
-          over = true;
-          pushText();
-          stream.destroy();
-          fail(
-            chunk === null
-              ? new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name)
-              : providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name),
-          );
-          return;
-        }
+        if (chunk === null) return badEvent(new ProviderError('bad_response', `${this.name} sent a stream event that is not JSON.`, null, this.name));
+        if (chunk.error !== null) return badEvent(providerErrorFromWire({ ...wireErrorOf(chunk.error) }, this.name));
         if (chunk.text) text.add(chunk.text);
+        if (chunk.toolCalls) {
+          // The text before a call comes before it; each piece of arguments goes on as it came.
+          pushText();
+          const wrong = toolCalls.read(chunk.toolCalls, (toolEvent) => queue.push(toolEvent));
+          if (wrong !== null) return badEvent(new ProviderError('bad_response', `${this.name} ${wrong}.`, null, this.name));
+        }
         if (chunk.finishReason) finishReason = chunk.finishReason;
         if (chunk.usage) usage = { type: 'usage', ...chunk.usage };
         if (chunk.final) complete();
@@ -209,13 +218,14 @@ export class ChatCompletionsProvider implements ModelProvider {
   private body(request: ModelRequest): Record<string, unknown> {
     const body: Record<string, unknown> = {
       model: request.model,
-      messages: request.messages,
+      messages: chatMessages(request.messages),
       stream: true,
       [this.options.maxTokensField ?? 'max_tokens']: request.maxOutputTokens,
     };
     if (this.options.includeUsage !== false) body.stream_options = { include_usage: true };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.stop && request.stop.length > 0) body.stop = request.stop;
+    if (request.tools && request.tools.length > 0) body.tools = chatTools(request.tools);
     if (request.prediction !== undefined && this.options.supportsPrediction) {
       body.prediction = { type: 'content', content: request.prediction };
     }

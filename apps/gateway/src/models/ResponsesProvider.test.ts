@@ -4,8 +4,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultFakeText, FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
-import type { ModelMessage, ModelRequest } from './ModelProvider';
-import { collectEvents } from './providerContract';
+import { FakeToolCallServer } from './FakeToolCallServer';
+import type { ModelMessage, ModelRequest, ToolSpec } from './ModelProvider';
+import { collectEvents, toolCallsOf } from './providerContract';
 import { ResponsesProvider, type ResponsesOptions } from './ResponsesProvider';
 import { ResponsesSocket } from './ResponsesSocket';
 
@@ -58,6 +59,42 @@ describe('ResponsesProvider', () => {
     expect(sent.headers.authorization).toBe('Bearer sk-test');
     expect(sent.body).toMatchObject({ type: 'response.create', model: 'fake-model', input: [system, firstUser], max_output_tokens: 64, store: false });
     expect(sent.body).not.toHaveProperty('stream');
+  });
+
+  it('sends tools as function tools, and calls and results as function_call and function_call_output items after their text', async () => {
+    use();
+    const parameters = { type: 'object', properties: { path: { type: 'string' } } };
+    await ok({
+      ...turn(
+        't-tools',
+        system,
+        firstUser,
+        { role: 'assistant', content: 'Reading both.', toolCalls: [{ id: 'call_a', name: 'read_file', arguments: '{"path":"a.ts"}' }, { id: 'call_b', name: 'read_file', arguments: '{}' }] },
+        { role: 'tool', callId: 'call_a', content: 'let a = 1;' },
+        { role: 'tool', callId: 'call_b', content: 'missing path' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_c', name: 'read_file', arguments: '{"path":"b.ts"}' }] },
+        { role: 'tool', callId: 'call_c', content: 'let b = 2;' },
+      ),
+      tools: [{ name: 'read_file', description: 'Read a file.', parameters }],
+    });
+    expect(lastBody().tools).toEqual([{ type: 'function', name: 'read_file', description: 'Read a file.', parameters, strict: false }]);
+    expect(lastBody().input).toEqual([
+      system,
+      firstUser,
+      { role: 'assistant', content: 'Reading both.' },
+      { type: 'function_call', call_id: 'call_a', name: 'read_file', arguments: '{"path":"a.ts"}' },
+      { type: 'function_call', call_id: 'call_b', name: 'read_file', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_a', output: 'let a = 1;' },
+      { type: 'function_call_output', call_id: 'call_b', output: 'missing path' },
+      { type: 'function_call', call_id: 'call_c', name: 'read_file', arguments: '{"path":"b.ts"}' },
+      { type: 'function_call_output', call_id: 'call_c', output: 'let b = 2;' },
+    ]);
+  });
+
+  it('sends no tools when the request has none', async () => {
+    use();
+    await ok(turn('t-no-tools', system, firstUser));
+    expect(lastBody()).not.toHaveProperty('tools');
   });
 
   it('sends response.create on an idle socket before the first next() returns: no await before it leaves', async () => {
@@ -218,6 +255,84 @@ describe('ResponsesProvider', () => {
       // Every delta is counted once; sent back to back on loopback, they arrive in few reads.
       expect(texts.reduce((n, e) => n + (e.tokens ?? 1), 0)).toBe(deltas);
       expect(texts.length).toBeLessThan(deltas / 2);
+    });
+  }
+});
+
+describe('ResponsesProvider, continuing a thread after tool calls', () => {
+  let server: FakeToolCallServer;
+  let provider: ResponsesProvider;
+
+  beforeAll(async () => {
+    server = await FakeToolCallServer.start();
+  });
+  afterEach(async () => {
+    await provider?.close();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const tools: ToolSpec[] = [{ name: 'read_file', description: 'Read a file.', parameters: { type: 'object' } }];
+  const results: ModelMessage[] = [
+    { role: 'tool', callId: 'call_a', content: 'let a = 1;' },
+    { role: 'tool', callId: 'call_b', content: 'let b = 2;' },
+  ];
+
+  /** A first turn whose answer reads two files, and that answer as the agent's loop sends it back: exactly as streamed. */
+  async function firstTurn(threadId: string): Promise<ModelMessage> {
+    server.answer = {
+      text: ['Reading ', 'both.'],
+      calls: [
+        { id: 'call_a', name: 'read_file', pieces: ['{"path":', '"a.ts"}'] },
+        { id: 'call_b', name: 'read_file', pieces: ['{"path":"b', '.ts"}'] },
+      ],
+    };
+    const { events, text, error } = await collectEvents(provider, { ...turn(threadId, system, firstUser), tools });
+    expect(error).toBeNull();
+    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls' });
+    server.answer = { text: ['Done.'], calls: [] };
+    return { role: 'assistant', content: text, toolCalls: toolCallsOf(events) };
+  }
+
+  for (const transport of ['websocket', 'sse'] as const) {
+    const over = transport === 'sse' ? 'over SSE (store: true)' : 'over the WebSocket';
+
+    it(`${over}, sends only the calls' results with previous_response_id`, async () => {
+      provider = new ResponsesProvider({ baseUrl: server.baseUrl, apiKey: 'sk-test', transport, store: transport === 'sse' });
+      const answer = await firstTurn(`loop-${transport}`);
+      const first = server.requests.at(-1)!;
+      expect(await collectEvents(provider, { ...turn(`loop-${transport}`, system, firstUser, answer, ...results), tools })).toMatchObject({ error: null, text: 'Done.' });
+      const sent = server.requests.at(-1)!;
+      expect(sent.transport).toBe(transport === 'sse' ? 'http' : 'ws');
+      expect(sent.body.previous_response_id).toBe(first.responseId);
+      expect(sent.body.input).toEqual([
+        { type: 'function_call_output', call_id: 'call_a', output: 'let a = 1;' },
+        { type: 'function_call_output', call_id: 'call_b', output: 'let b = 2;' },
+      ]);
+    });
+
+    it(`${over}, sends the full input when the answer sent back is not the one streamed`, async () => {
+      provider = new ResponsesProvider({ baseUrl: server.baseUrl, apiKey: 'sk-test', transport, store: transport === 'sse' });
+      const variants: Array<(answer: Extract<ModelMessage, { role: 'assistant' }>) => ModelMessage> = [
+        (answer) => ({ ...answer, toolCalls: answer.toolCalls!.map((call, i) => (i === 1 ? { ...call, arguments: '{"path":"c.ts"}' } : call)) }),
+        (answer) => ({ ...answer, toolCalls: answer.toolCalls!.slice(0, 1) }),
+        (answer) => ({ ...answer, content: '' }),
+        (answer) => ({ role: 'assistant', content: answer.content }),
+      ];
+      for (const [i, vary] of variants.entries()) {
+        const threadId = `differs-${transport}-${i}`;
+        const answer = (await firstTurn(threadId)) as Extract<ModelMessage, { role: 'assistant' }>;
+        const { error } = await collectEvents(provider, { ...turn(threadId, system, firstUser, vary(answer), ...results), tools });
+        expect(error).toBeNull();
+        const { body } = server.requests.at(-1)!;
+        expect(body.previous_response_id).toBeUndefined();
+        expect((body.input as unknown[]).slice(0, 2)).toEqual([system, firstUser]);
+        expect((body.input as unknown[]).slice(-2)).toEqual([
+          { type: 'function_call_output', call_id: 'call_a', output: 'let a = 1;' },
+          { type: 'function_call_output', call_id: 'call_b', output: 'let b = 2;' },
+        ]);
+      }
     });
   }
 });

@@ -2,9 +2,12 @@
  * OpenAI Responses API over persistent WebSockets (`wss://…/v1/responses`, `response.create`),
  * with HTTP SSE (`POST /v1/responses`, `stream: true`) as the fallback transport.
  *
+ * - Tools: a request's `tools` go as function tools; the model's calls stream back as
+ *   `tool-call` / `tool-call-delta` events (ResponsesOutput), and calls and their results go back
+ *   as `function_call` / `function_call_output` input items.
  * - Continuation: a follow-up in the same `threadId` sends only the new messages with
- *   `previous_response_id`; if the server no longer has that response
- *   (`previous_response_not_found`) the full input is sent once more.
+ *   `previous_response_id` (after tool calls: just their results; ResponsesThreads); if the server
+ *   no longer has that response (`previous_response_not_found`) the full input is sent once more.
  * - Concurrency: one response per socket (the WebSocket mode is sequential per connection); a
  *   second concurrent request opens a second socket, up to `maxSockets`, then queues.
  * - Cancellation closes the socket: the WebSocket mode documents no cancel event for a response
@@ -15,9 +18,10 @@
  *   is retried on a fresh socket.
  * - Not supported by the Responses API, so ignored: `request.stop` and `request.prediction`.
  */
-import { ProviderError, withRequestId, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
+import { ProviderError, withRequestId, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type ToolSpec } from './ModelProvider';
 import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, WireProviderError } from './providerErrorFromWire';
 import { finishedEvents, readResponsesEvent, type ResponsesStep } from './readResponsesEvent';
+import { ResponsesOutput } from './ResponsesOutput';
 import { ResponsesSocket, socketClosed, socketGarbage, socketIdle, UpgradeRefused } from './ResponsesSocket';
 import { ResponsesSocketPool } from './ResponsesSocketPool';
 import { ResponsesThreads, type InputPlan } from './ResponsesThreads';
@@ -147,7 +151,7 @@ export class ResponsesProvider implements ModelProvider {
     fullInput: boolean,
   ): AsyncGenerator<ModelEvent, Outcome, undefined> {
     const plan = fullInput ? { input: request.messages, previousResponseId: null } : this.threads.plan(request, socket);
-    const output: string[] = [];
+    const output = new ResponsesOutput(this.name);
     let responseId: string | null = null;
     let received = false;
     let terminal = false;
@@ -175,29 +179,34 @@ export class ResponsesProvider implements ModelProvider {
           received = true;
           const step: ResponsesStep = message === socketGarbage ? { type: 'malformed' } : readResponsesEvent(message, this.name);
           if (step.type === 'text') {
-            output.push(step.text);
+            output.addText(step.text);
             text.add(step.text);
             continue;
           }
           yield* text.flush();
           if (signal.aborted) return 'done';
-          if (step.type === 'created') {
+          if (step.type === 'function-call') {
+            for (const event of output.call(step.piece)) {
+              yield event;
+              if (signal.aborted) return 'done';
+            }
+          } else if (step.type === 'created') {
             responseId = step.responseId;
           } else if (step.type === 'finished') {
             terminal = true;
             const id = step.responseId ?? responseId;
-            if (id) this.threads.remember(request, id, output.join(''), this.store ? null : socket);
-            yield* finishedEvents(step, signal);
+            if (id) this.threads.remember(request, id, output.message(), this.store ? null : socket);
+            yield* finishedEvents(step, output.finishReason(step.finishReason), signal);
             return 'done';
           } else if (step.type === 'failed') {
             // The server ended this response; the socket itself is still good.
             terminal = true;
             const code = step.error.wireCode;
-            if (output.length === 0 && code === 'previous_response_not_found' && plan.previousResponseId) {
+            if (output.isEmpty && code === 'previous_response_not_found' && plan.previousResponseId) {
               this.threads.forget(request.threadId);
               return 'resend-full';
             }
-            if (output.length === 0 && code === 'websocket_connection_limit_reached') {
+            if (output.isEmpty && code === 'websocket_connection_limit_reached') {
               socket.close();
               return 'reconnect';
             }
@@ -235,7 +244,7 @@ export class ResponsesProvider implements ModelProvider {
       stream = await this.openSse(request, plan, signal);
     }
     if (!stream) return;
-    const output: string[] = [];
+    const output = new ResponsesOutput(this.name);
     let responseId: string | null = null;
     let terminal = false;
     try {
@@ -249,19 +258,24 @@ export class ResponsesProvider implements ModelProvider {
             step = { type: 'malformed' };
           }
           if (step.type === 'text') {
-            output.push(step.text);
+            output.addText(step.text);
             text.add(step.text);
             continue;
           }
           yield* text.flush();
           if (signal.aborted) return;
-          if (step.type === 'created') {
+          if (step.type === 'function-call') {
+            for (const event of output.call(step.piece)) {
+              yield event;
+              if (signal.aborted) return;
+            }
+          } else if (step.type === 'created') {
             responseId = step.responseId;
           } else if (step.type === 'finished') {
             terminal = true;
             const id = step.responseId ?? responseId;
-            if (id && this.store) this.threads.remember(request, id, output.join(''), null);
-            yield* finishedEvents(step, signal);
+            if (id && this.store) this.threads.remember(request, id, output.message(), null);
+            yield* finishedEvents(step, output.finishReason(step.finishReason), signal);
             await stream.finish();
             return;
           } else if (step.type === 'failed') {
@@ -300,12 +314,13 @@ export class ResponsesProvider implements ModelProvider {
       model: request.model,
       // System messages go in `input`, not `instructions`: instructions are not carried over by
       // `previous_response_id`, input items are.
-      input: plan.input,
+      input: inputItems(plan.input),
       max_output_tokens: request.maxOutputTokens,
       store: this.store,
     };
     if (plan.previousResponseId) body.previous_response_id = plan.previousResponseId;
     if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.tools && request.tools.length > 0) body.tools = functionTools(request.tools);
     return body;
   }
 
@@ -316,4 +331,19 @@ export class ResponsesProvider implements ModelProvider {
   private badResponse(): ProviderError {
     return new ProviderError('bad_response', `${this.name} sent an event that is not valid Responses JSON.`, null, this.name);
   }
+}
+
+/** Messages as input items: an answer's calls follow its text as `function_call` items, results go as `function_call_output`. */
+function inputItems(messages: ModelMessage[]): unknown[] {
+  return messages.flatMap((message): unknown[] => {
+    if (message.role === 'tool') return [{ type: 'function_call_output', call_id: message.callId, output: message.content }];
+    if (message.role !== 'assistant' || !message.toolCalls?.length) return [{ role: message.role, content: message.content }];
+    const calls = message.toolCalls.map((call) => ({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments }));
+    return message.content === '' ? calls : [{ role: 'assistant', content: message.content }, ...calls];
+  });
+}
+
+function functionTools(tools: ToolSpec[]): unknown[] {
+  // Not strict: strict mode requires every property listed as required and no optional ones.
+  return tools.map(({ name, description, parameters }) => ({ type: 'function', name, description, parameters, strict: false }));
 }

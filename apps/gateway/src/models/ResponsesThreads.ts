@@ -2,8 +2,13 @@
  * Per-thread continuation state for the Responses API: the last completed response of each
  * thread and the messages it covers, so a follow-up sends only what is new with
  * `previous_response_id` instead of the whole conversation.
+ *
+ * The response's own output is recorded as the assistant message a caller sends back: its text
+ * and its function calls exactly as streamed. A tool loop that appends that message and the
+ * calls' results continues with just the `function_call_output` items; any other difference in
+ * the history sends everything, so the server never continues from what the caller did not send.
  */
-import type { ModelMessage, ModelRequest } from './ModelProvider';
+import type { ModelMessage, ModelRequest, ToolCall } from './ModelProvider';
 
 interface Chain {
   responseId: string;
@@ -38,22 +43,19 @@ export class ResponsesThreads {
     const known = chain.messages;
     if (known.length >= request.messages.length) return full;
     for (let i = 0; i < known.length; i++) {
-      const a = known[i]!;
-      const b = request.messages[i]!;
-      if (a.role !== b.role || a.content !== b.content) return full;
+      if (!sameMessage(known[i]!, request.messages[i]!)) return full;
     }
     return { input: request.messages.slice(known.length), previousResponseId: chain.responseId };
   }
 
-  /** Records a completed response; `connection` null when the server stored it (`store: true`). */
-  remember(request: ModelRequest, responseId: string, outputText: string, connection: object | null): void {
+  /**
+   * Records a completed response and its `output` (ResponsesOutput.message); `connection` null
+   * when the server stored it (`store: true`).
+   */
+  remember(request: ModelRequest, responseId: string, output: ModelMessage, connection: object | null): void {
     if (request.threadId === undefined) return;
     this.chains.delete(request.threadId);
-    this.chains.set(request.threadId, {
-      responseId,
-      messages: [...request.messages, { role: 'assistant', content: outputText }],
-      connection,
-    });
+    this.chains.set(request.threadId, { responseId, messages: [...request.messages, output], connection });
     if (this.chains.size > this.maxThreads) this.chains.delete(this.chains.keys().next().value!);
   }
 
@@ -66,4 +68,15 @@ export class ResponsesThreads {
   connectionOf(threadId: string | undefined): object | null {
     return threadId === undefined ? null : (this.chains.get(threadId)?.connection ?? null);
   }
+}
+
+function sameMessage(a: ModelMessage, b: ModelMessage): boolean {
+  if (a.role !== b.role || a.content !== b.content) return false;
+  if (a.role === 'tool' && b.role === 'tool') return a.callId === b.callId;
+  if (a.role === 'assistant' && b.role === 'assistant') return sameCalls(a.toolCalls ?? [], b.toolCalls ?? []);
+  return true;
+}
+
+function sameCalls(a: ToolCall[], b: ToolCall[]): boolean {
+  return a.length === b.length && a.every((call, i) => call.id === b[i]!.id && call.name === b[i]!.name && call.arguments === b[i]!.arguments);
 }

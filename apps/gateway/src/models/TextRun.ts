@@ -30,8 +30,17 @@ export class TextRun {
   }
 }
 
-/** Two text events as one (`EventQueue`'s merge): text that waited together is taken together. */
-export function mergeText(queued: ModelEvent, next: ModelEvent): ModelEvent | null {
-  if (queued.type !== 'text' || next.type !== 'text') return null;
-  return { type: 'text', text: queued.text + next.text, tokens: (queued.tokens ?? 1) + (next.tokens ?? 1) };
+/**
+ * Two deltas as one (`EventQueue`'s merge): text after text, or arguments after arguments of the
+ * same call, that waited together are taken together — what the consumer had not taken yet, so
+ * nothing is held back from it.
+ */
+export function mergeDeltas(queued: ModelEvent, next: ModelEvent): ModelEvent | null {
+  if (queued.type === 'text' && next.type === 'text') {
+    return { type: 'text', text: queued.text + next.text, tokens: (queued.tokens ?? 1) + (next.tokens ?? 1) };
+  }
+  if (queued.type === 'tool-call-delta' && next.type === 'tool-call-delta' && queued.index === next.index) {
+    return { type: 'tool-call-delta', index: queued.index, arguments: queued.arguments + next.arguments };
+  }
+  return null;
 }

@@ -99,6 +99,23 @@ describe('ChatChunkReader', () => {
     expect(readChatChunk('{"choices":[{"delta":{"content":"raw\u0001control"}}]}')).toBeNull();
   });
 
+  it('never reads an event that carries tool calls as text, even in the envelope it accepted for text', () => {
+    const reader = new ChatChunkReader();
+    expect(reader.chunk(openAiText('Reading.'))?.text).toBe('Reading.');
+    const withDelta = (delta: object) => openAiText('').replace('{"content":""}', JSON.stringify(delta));
+    const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '' } };
+    const piece = { index: 0, function: { arguments: '{"delta":{"content":"x"}}' } };
+    const expected = (text: string, pieces: object[]) => ({ text, finishReason: null, usage: null, final: false, error: null, toolCalls: pieces });
+    // OpenAI opens a call with the role and null content; others with '' content, or text first.
+    expect(reader.chunk(withDelta({ role: 'assistant', content: null, tool_calls: [call] }))).toEqual(expected('', [{ index: 0, id: 'call_1', name: 'read_file', arguments: '' }]));
+    expect(reader.chunk(withDelta({ role: 'assistant', content: '', tool_calls: [call] }))?.toolCalls).toHaveLength(1);
+    expect(reader.chunk(withDelta({ content: 'then ', tool_calls: [piece] }))).toEqual(expected('then ', [{ index: 0, id: null, name: null, arguments: '{"delta":{"content":"x"}}' }]));
+    expect(reader.chunk(withDelta({ tool_calls: [piece], content: 'x' }))?.toolCalls).toHaveLength(1);
+    expect(reader.chunk(withDelta({ tool_calls: [piece] }))?.toolCalls).toHaveLength(1);
+    expect(reader.chunk(openAiText('after'))).toEqual({ text: 'after', finishReason: null, usage: null, final: false, error: null });
+    expect(readChatChunk(JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }))?.finishReason).toBe('tool_calls');
+  });
+
   it(`gives what a full JSON.parse reading gives, for any event (SEED=${seed} ITERATIONS=${iterations})`, () => {
     for (let i = 0; i < iterations; i++) {
       const random = seededRandom(seed + i);
@@ -154,6 +171,8 @@ function randomEvent(random: () => number): string {
       (d) => d.replace('"choices":[{', '"choices":[{"delta":null,'),
       (d) => d.replace(/"content":("(?:[^"\\]|\\.)*")\}/, '"content":$1,"role":"assistant"}'),
       (d) => d.replace(/\}\]/, '},{"index":1,"delta":{"content":"b"}}]'),
+      (d) => d.replace(/("content":"(?:[^"\\]|\\.)*")\}/, '$1,"tool_calls":[{"index":0,"function":{"arguments":"{\\"a\\":1}"}}]}'),
+      (d) => d.replace('"delta":{', pick(['"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}],', '"delta":{"tool_calls":[],'])),
       (d) => d.replace('"content":"', '"content":"\u0002'),
       (d) => d.slice(0, Math.floor(random() * d.length)),
       (d) => d.replaceAll(':', ': '),
@@ -164,7 +183,7 @@ function randomEvent(random: () => number): string {
     if (nearMiss < 0.6) data = pick(nearMisses)(data);
     return data;
   }
-  const delta = pick<unknown>([{ content: text() }, { role: 'assistant', content: text() }, { content: null }, {}, null, { content: text(), tool_calls: [{ index: 0 }] }, { content: 7 }]);
+  const delta = pick<unknown>([{ content: text() }, { role: 'assistant', content: text() }, { content: null }, {}, null, { content: text(), tool_calls: [{ index: 0 }] }, { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: text() } }] }, { content: null, tool_calls: [{ function: { arguments: { a: 1 } } }] }, { content: 7 }]);
   const choice = Object.fromEntries(
     shuffle<[string, unknown]>([
       ['index', 0],

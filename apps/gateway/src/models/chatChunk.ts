@@ -6,10 +6,18 @@
  * reason, usage, an error, tool calls, escapes it cannot vouch for — is parsed in full, so both
  * ways give the same result for every input (property-tested).
  */
+import type { ChatToolCallPiece } from './chatToolCalls';
 import type { CompletionChunk } from './fim/completionWire';
+import type { FinishReason } from './ModelProvider';
+
+interface WireToolCall {
+  index?: unknown;
+  id?: unknown;
+  function?: { name?: unknown; arguments?: unknown } | null;
+}
 
 interface ChatChunk {
-  choices?: Array<{ delta?: { content?: string | null } | null; finish_reason?: string | null } | null> | null;
+  choices?: Array<{ delta?: { content?: string | null; tool_calls?: unknown } | null; finish_reason?: string | null } | null> | null;
   usage?: {
     prompt_tokens?: number;
     completion_tokens?: number;
@@ -151,9 +159,10 @@ export function parseChatChunk(data: string): CompletionChunk | null {
   if (chunk.error !== undefined && chunk.error !== null) return { text: '', finishReason: null, usage: null, final: false, error: chunk };
   const choice = chunk.choices?.[0];
   const finish = choice?.finish_reason;
+  const toolCalls = toolCallPieces(choice?.delta?.tool_calls);
   return {
     text: choice?.delta?.content ?? '',
-    finishReason: finish ? (finish === 'length' ? 'length' : 'stop') : null,
+    finishReason: finish ? finishReasonOf(finish) : null,
     usage: chunk.usage
       ? {
           inputTokens: chunk.usage.prompt_tokens ?? 0,
@@ -163,7 +172,28 @@ export function parseChatChunk(data: string): CompletionChunk | null {
       : null,
     final: false,
     error: null,
+    ...(toolCalls && { toolCalls }),
   };
+}
+
+function finishReasonOf(finish: string): FinishReason {
+  return finish === 'length' || finish === 'tool_calls' ? finish : 'stop';
+}
+
+/** `delta.tool_calls`, or null when it holds no entry. */
+function toolCallPieces(raw: unknown): ChatToolCallPiece[] | null {
+  if (!Array.isArray(raw) || raw.length === 0) return null;
+  return raw.map((entry: WireToolCall | null, position) => {
+    const fn = entry?.function;
+    const args = fn?.arguments;
+    return {
+      index: typeof entry?.index === 'number' ? entry.index : position,
+      id: typeof entry?.id === 'string' && entry.id !== '' ? entry.id : null,
+      name: typeof fn?.name === 'string' && fn.name !== '' ? fn.name : null,
+      // Arguments are JSON text; a server that sends them as an object sent the whole call at once.
+      arguments: typeof args === 'string' ? args : typeof args === 'object' && args !== null ? JSON.stringify(args) : '',
+    };
+  });
 }
 
 /**

@@ -8,7 +8,7 @@
  * `close()` test comes last.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelEvent, ModelProvider, ModelRequest } from './ModelProvider';
+import type { ModelEvent, ModelProvider, ModelRequest, ToolCall } from './ModelProvider';
 
 export interface ProviderContractFixture {
   provider: ModelProvider;
@@ -39,12 +39,34 @@ export async function collectEvents(
   return { events, text, error };
 }
 
-/** Throws unless events are text*, then at most one usage, then exactly one done, last. */
+const shapeLetter: Record<ModelEvent['type'], string> = { text: 't', 'tool-call': 'c', 'tool-call-delta': 'a', usage: 'u', done: 'd' };
+
+/** Throws unless events are text and tool calls, then at most one usage, then exactly one done, last. */
 export function expectWellOrdered(events: ModelEvent[]): void {
-  const shape = events.map((e) => (e.type === 'text' ? 't' : e.type === 'usage' ? 'u' : 'd')).join('');
-  expect(shape).toMatch(/^t*u?d$/);
+  const shape = events.map((e) => shapeLetter[e.type]).join('');
+  expect(shape).toMatch(/^[tca]*u?d$/);
+  toolCallsOf(events);
   const done = events.at(-1);
-  if (done?.type === 'done') expect(['stop', 'length']).toContain(done.finishReason);
+  if (done?.type === 'done') expect(['stop', 'length', 'tool_calls']).toContain(done.finishReason);
+}
+
+/**
+ * The calls a stream made, each with its deltas put together. Throws unless calls are numbered
+ * from 0 in order and each delta (never empty) belongs to the call begun last.
+ */
+export function toolCallsOf(events: ModelEvent[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const event of events) {
+    if (event.type === 'tool-call') {
+      expect(event.index).toBe(calls.length);
+      calls.push({ id: event.id, name: event.name, arguments: '' });
+    } else if (event.type === 'tool-call-delta') {
+      expect(event.index).toBe(calls.length - 1);
+      expect(event.arguments).not.toBe('');
+      calls[event.index]!.arguments += event.arguments;
+    }
+  }
+  return calls;
 }
 
 /** Registers the contract suite for one adapter. */

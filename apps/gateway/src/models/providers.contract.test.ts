@@ -5,15 +5,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFakeText, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { ProviderError, type ModelProvider, type ModelRequest } from './ModelProvider';
-import { collectEvents, describeProviderContract, expectWellOrdered } from './providerContract';
+import { FakeToolCallServer } from './FakeToolCallServer';
+import { ProviderError, type ModelProvider, type ModelRequest, type ToolCall } from './ModelProvider';
+import { collectEvents, describeProviderContract, expectWellOrdered, toolCallsOf } from './providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 
 interface Adapter {
   name: string;
   /** Which path the fake sees the requests on, and over what. */
   transport: 'http' | 'ws';
-  create(server: FakeOpenAIServer, idleTimeoutMs?: number): ModelProvider;
+  create(server: { baseUrl: string }, idleTimeoutMs?: number): ModelProvider;
 }
 
 const apiKey = 'sk-test-key';
@@ -196,5 +197,80 @@ describe.each(adapters)('$name against a misbehaving server', (adapter) => {
     ]);
     const body = server.requests.at(-1)!.body;
     expect(body.max_tokens ?? body.max_output_tokens).toBe(256);
+  });
+});
+
+describe.each(adapters)('$name: tool calls', (adapter) => {
+  let server: FakeToolCallServer;
+  let provider: ModelProvider;
+
+  beforeAll(async () => {
+    server = await FakeToolCallServer.start();
+    provider = adapter.create(server);
+  });
+  afterAll(async () => {
+    await provider.close();
+    await server.close();
+  });
+
+  const withTools: ModelRequest = {
+    ...request,
+    tools: [{ name: 'apply_patch', description: 'Edit files with a V4A patch.', parameters: { type: 'object', properties: { input: { type: 'string' } } } }],
+  };
+  /** JSON arguments with escapes (quotes, newlines, a backslash) and characters outside the BMP. */
+  const patch = JSON.stringify({ input: '*** Begin Patch\n*** Update File: a.ts\n-const s = "x";\n+const s = "é🚀 中\\";\n*** End Patch' });
+
+  async function answered(answer: FakeToolCallServer['answer']) {
+    server.answer = answer;
+    const result = await collectEvents(provider, withTools);
+    expect(result.error).toBeNull();
+    expectWellOrdered(result.events);
+    return { ...result, calls: toolCallsOf(result.events) };
+  }
+
+  it('streams a call whose arguments come one UTF-16 unit per chunk (escapes and surrogate pairs cut) as a tool-call and deltas that make them exactly', async () => {
+    const { calls, events } = await answered({ calls: [{ id: 'call_1', name: 'apply_patch', pieces: [...patch.split('')] }], splitEveryBytes: 7 });
+    expect(calls).toEqual([{ id: 'call_1', name: 'apply_patch', arguments: patch }]);
+    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls' });
+  });
+
+  it('passes a piece of arguments on as it arrives, before the call ends', async () => {
+    server.answer = { calls: [{ id: 'call_1', name: 'apply_patch', pieces: ['{"input":', '"*** Begin Patch"}'] }], hold: true };
+    const events = provider.stream(withTools, new AbortController().signal)[Symbol.asyncIterator]();
+    let next = await events.next();
+    while (!next.done && next.value.type !== 'tool-call-delta') next = await events.next();
+    // The server holds the rest of the answer back: this piece came while the call was still open.
+    expect(next.value).toEqual({ type: 'tool-call-delta', index: 0, arguments: '{"input":' });
+    expect(server.isHolding).toBe(true);
+    server.release();
+    const rest: string[] = [];
+    for (next = await events.next(); !next.done; next = await events.next()) if (next.value.type === 'tool-call-delta') rest.push(next.value.arguments);
+    expect(rest.join('')).toBe('"*** Begin Patch"}');
+  });
+
+  it('numbers two calls of one answer from 0, each with its own arguments, and ends with tool_calls', async () => {
+    const read: ToolCall = { id: 'call_a', name: 'read_file', arguments: '{"path":"a.ts"}' };
+    const write: ToolCall = { id: 'call_b', name: 'apply_patch', arguments: patch };
+    const { calls, events } = await answered({
+      calls: [
+        { id: read.id, name: read.name, pieces: ['{"path":', '"a.ts"}'] },
+        { id: write.id, name: write.name, pieces: [patch.slice(0, 10), patch.slice(10)] },
+      ],
+    });
+    expect(calls).toEqual([read, write]);
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([
+      { type: 'tool-call', index: 0, id: 'call_a', name: 'read_file' },
+      { type: 'tool-call', index: 1, id: 'call_b', name: 'apply_patch' },
+    ]);
+    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls' });
+  });
+
+  it('delivers the text before a call first', async () => {
+    const { events, text, calls } = await answered({ text: ['Let me ', 'look.'], calls: [{ id: 'call_1', name: 'read_file', pieces: ['{}'] }] });
+    expect(text).toBe('Let me look.');
+    expect(calls).toEqual([{ id: 'call_1', name: 'read_file', arguments: '{}' }]);
+    const firstCall = events.findIndex((e) => e.type === 'tool-call');
+    expect(events.slice(0, firstCall).every((e) => e.type === 'text')).toBe(true);
+    expect(firstCall).toBeGreaterThan(0);
   });
 });

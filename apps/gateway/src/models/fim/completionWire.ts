@@ -3,6 +3,7 @@
  * `/v1/completions` (`choices[0].text`, `[DONE]` at the end) and llama-server's `/infill`
  * (`content`, a final event with `stop: true`, no `[DONE]`).
  */
+import type { ChatToolCallPiece } from '../chatToolCalls';
 import type { FinishReason } from '../ModelProvider';
 
 export interface WireUsage {
@@ -19,6 +20,8 @@ export interface CompletionChunk {
   final: boolean;
   /** An in-band `error` object, passed on for `providerErrorFromWire`. */
   error: unknown;
+  /** Chat Completions only: the event's `delta.tool_calls` entries, when it has any. */
+  toolCalls?: ChatToolCallPiece[];
 }
 
 const empty = (): CompletionChunk => ({ text: '', finishReason: null, usage: null, final: false, error: null });
