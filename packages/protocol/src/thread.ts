@@ -2,7 +2,7 @@
  * The agent thread: one per workspace, shared by everyone in it (DESIGN §3, §10). It is a Y.Doc
  * like a file's, with the id `THREAD_DOC_ID`, that every session may subscribe to; only the
  * gateway writes it (as it writes the index), so clients read it and change it only through
- * `thread.*` requests. Rules: SPEC.md [P40]–[P44].
+ * `thread.*` requests. Rules: SPEC.md [P30]–[P34].
  */
 import * as Y from 'yjs';
 import type { AgentErrorCode, AgentRoute } from './messages';
