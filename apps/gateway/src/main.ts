@@ -65,6 +65,7 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
       model: routeConfig.kind === 'embedded' ? 'flint-tiny' : routeConfig.model,
       contextTokens: routeConfig.kind === 'embedded' ? 2048 : contextTokens,
       supportsPrediction: routeConfig.supportsPrediction,
+      supportsTools: routeConfig.supportsTools,
       fimTemplate: routeConfig.fimTemplate,
       endpoint: providers[route].breaker,
     };

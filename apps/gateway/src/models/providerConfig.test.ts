@@ -55,11 +55,22 @@ describe('loadProviderConfig', () => {
       apiKey: 'csk-secret',
       model: 'gpt-oss-120b',
       supportsPrediction: true,
+      supportsTools: true,
       maxTokensField: 'max_completion_tokens',
     });
     expect(config.routes.complete).toMatchObject({ kind: 'embedded', model: 'models/coder.gguf', apiKey: null });
     expect(config.routes.deep).toMatchObject({ kind: 'openai-responses', apiKey: 'sk-openai', transport: 'sse', store: true });
     expect(config.breaker).toEqual({ failureThreshold: 2, cooldownMs: 5_000 });
+  });
+
+  it('lets network routes call tools unless the file turns it off; the embedded model never does', () => {
+    const chat = loadProviderConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' });
+    expect(chat.routes.fast.supportsTools).toBe(true);
+    expect(loadProviderConfig({ OPENAI_API_KEY: 'sk' }).routes.deep.supportsTools).toBe(true);
+    expect(loadProviderConfig({}).routes.fast.supportsTools).toBe(false);
+    const off = loadProviderConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1' }, JSON.stringify({ routes: { deep: { supportsTools: false } } }));
+    expect([off.routes.fast.supportsTools, off.routes.deep.supportsTools]).toEqual([true, false]);
+    expect(() => loadProviderConfig({}, JSON.stringify({ routes: { fast: { kind: 'embedded', supportsTools: true } } }))).toThrow(/cannot call tools/);
   });
 
   it('reports file mistakes as ProviderConfigError naming what to fix', () => {

@@ -22,6 +22,10 @@
  * `chat` (a chat prompt, for models without FIM tokens). Unset: embedded → infill; a model name
  * that names a FIM family (e.g. "qwen2.5-coder-7b") → its template; anything else → chat.
  * `infillEndpoint` alone implies `infill`.
+ *
+ * Tool calling (the agent thread): `supportsTools` is on for openai-responses and openai-chat
+ * routes; a route whose model cannot call tools (many local models behind a Chat endpoint) sets
+ * it to false in the file. The embedded model never calls tools.
  */
 import type { Log } from '../core/GatewayContext';
 import type { ModelProvider, Route } from './ModelProvider';
@@ -42,6 +46,8 @@ export interface RouteConfig {
   model: string;
   /** Send `request.prediction` as a predicted output (Chat Completions only). */
   supportsPrediction: boolean;
+  /** The model takes `tools` and calls them (see the header). */
+  supportsTools: boolean;
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   transport?: 'websocket' | 'sse' | 'auto';
   store?: boolean;
@@ -134,12 +140,12 @@ function checkFim(route: Route, r: RouteConfig): void {
 }
 
 function baseRoute(kind: ProviderKind, model: string, baseUrl: string | null, apiKey: string | null): RouteConfig {
-  if (kind === 'embedded') return { kind, baseUrl: null, apiKey: null, model, supportsPrediction: false };
+  if (kind === 'embedded') return { kind, baseUrl: null, apiKey: null, model, supportsPrediction: false, supportsTools: false };
   const url = baseUrl ?? openAIBaseUrl;
   if (!URL.canParse(url)) throw new ProviderConfigError(`The base URL "${url}" is not a URL: write it like https://api.cerebras.ai/v1.`);
   // OpenAI's own Chat Completions supports predicted outputs; OpenAI-compatible servers mostly do not.
   const supportsPrediction = kind === 'openai-chat' && new URL(url).host === 'api.openai.com';
-  return { kind, baseUrl: url, apiKey, model, supportsPrediction };
+  return { kind, baseUrl: url, apiKey, model, supportsPrediction, supportsTools: true };
 }
 
 function parseFile(text: string): Record<string, unknown> {
@@ -168,6 +174,10 @@ function routeFromFile(raw: unknown, route: Route, base: RouteConfig, env: Env):
   const model = typeof r.model === 'string' ? r.model : kind === base.kind ? base.model : kind === 'openai-responses' ? openAIModels[route] : 'default';
   const config = baseRoute(kind, model, baseUrl, apiKey);
   if (typeof r.supportsPrediction === 'boolean') config.supportsPrediction = r.supportsPrediction;
+  if (typeof r.supportsTools === 'boolean') {
+    if (r.supportsTools && kind === 'embedded') throw new ProviderConfigError(`FLINT_CONFIG routes.${route}.supportsTools: the embedded model cannot call tools; remove the setting.`);
+    config.supportsTools = r.supportsTools;
+  }
   if (r.maxTokensField === 'max_tokens' || r.maxTokensField === 'max_completion_tokens') config.maxTokensField = r.maxTokensField;
   if (r.transport === 'websocket' || r.transport === 'sse' || r.transport === 'auto') config.transport = r.transport;
   if (typeof r.store === 'boolean') config.store = r.store;
