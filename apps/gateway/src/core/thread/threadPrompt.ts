@@ -64,7 +64,14 @@ function fileBlock(path: string, text: string): string {
  */
 export function buildThreadPrompt(input: ThreadPromptInput): ThreadPrompt {
   const budget = Math.max(1024, input.contextTokens - input.maxOutputTokens - 256);
-  const listed = input.paths.slice(0, 2000);
+  // The file list takes at most a quarter of the window (the demo model's is 2k tokens).
+  const listed: string[] = [];
+  let listChars = 0;
+  for (const path of input.paths) {
+    if (listed.length >= 2000 || (listChars + path.length + 1) / charsPerToken > budget / 4) break;
+    listed.push(path);
+    listChars += path.length + 1;
+  }
   const system = `${input.mode === 'tools' ? toolsSystem : textSystem}\n\nFiles in the workspace (${input.paths.length}):\n${listed.join('\n')}${input.paths.length > listed.length ? '\n…' : ''}`;
 
   const history = retell(input.history);
