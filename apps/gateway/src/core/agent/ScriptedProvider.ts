@@ -1,6 +1,11 @@
-import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from '../../models/ModelProvider';
+import { ProviderError, type FinishReason, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from '../../models/ModelProvider';
 
-type Step = { kind: 'text'; text: string } | { kind: 'end' } | { kind: 'fail'; error: ProviderError };
+type Step =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool-call'; index: number; id: string; name: string }
+  | { kind: 'tool-args'; index: number; text: string }
+  | { kind: 'end'; finishReason: FinishReason }
+  | { kind: 'fail'; error: ProviderError };
 
 /**
  * A provider the test drives step by step, for chat requests (`stream`) and raw FIM prompts
@@ -14,16 +19,33 @@ export class ScriptedProvider implements ModelProvider {
   aborted = 0;
   private readonly steps: Step[] = [];
   private readonly waiters = new Set<() => void>();
+  /** Calls scripted in the answer being scripted now (since the last `end` or `fail`). */
+  private callsInAnswer = 0;
+  private callIds = 0;
 
   emit(text: string): void {
     this.push({ kind: 'text', text });
   }
 
-  end(): void {
-    this.push({ kind: 'end' });
+  /** The answer begins a tool call, numbered after the answer's earlier ones; `id` defaults to a fresh `call_<n>`. */
+  callTool(name: string, id = `call_${++this.callIds}`): void {
+    this.push({ kind: 'tool-call', index: this.callsInAnswer++, id, name });
+  }
+
+  /** A piece of the arguments of the call begun last. */
+  toolArgs(text: string): void {
+    if (this.callsInAnswer === 0) throw new Error('ScriptedProvider.toolArgs: the answer has no call yet; script callTool first.');
+    this.push({ kind: 'tool-args', index: this.callsInAnswer - 1, text });
+  }
+
+  /** Ends the answer: by default with tool_calls when it called a tool, as providers do, else stop. */
+  end(finishReason: FinishReason = this.callsInAnswer > 0 ? 'tool_calls' : 'stop'): void {
+    this.callsInAnswer = 0;
+    this.push({ kind: 'end', finishReason });
   }
 
   fail(error: ProviderError): void {
+    this.callsInAnswer = 0;
     this.push({ kind: 'fail', error });
   }
 
@@ -66,11 +88,15 @@ export class ScriptedProvider implements ModelProvider {
         if (step.kind === 'fail') throw step.error;
         if (step.kind === 'end') {
           yield { type: 'usage', inputTokens: 100, outputTokens: output, cachedInputTokens: 0 };
-          yield { type: 'done', finishReason: 'stop' };
+          yield { type: 'done', finishReason: step.finishReason };
           return;
         }
+        if (step.kind === 'tool-call') {
+          yield { type: 'tool-call', index: step.index, id: step.id, name: step.name };
+          continue;
+        }
         output++;
-        yield { type: 'text', text: step.text };
+        yield step.kind === 'text' ? { type: 'text', text: step.text } : { type: 'tool-call-delta', index: step.index, arguments: step.text };
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
