@@ -27,6 +27,11 @@ export interface FakeScript {
   /** Pace deltas at this rate instead (one delta counts as one token); `delayMs` wins if both are set. */
   tokensPerSecond?: number;
   finishReason?: 'stop' | 'length';
+  /**
+   * Function calls the answer makes after its text, their JSON arguments streamed in deltas of
+   * `chunkChars` (paced like text); the answer then ends with `tool_calls`.
+   */
+  toolCalls?: FakeToolCall[];
   usage?: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
   fault?: FakeFault;
   /** SSE line ending (default "\n"). */
@@ -42,6 +47,13 @@ export interface FakeScript {
   splitEveryBytes?: number;
 }
 
+export interface FakeToolCall {
+  name: string;
+  /** The arguments' JSON text, as the model writes it. */
+  arguments: string;
+  id?: string;
+}
+
 export const defaultFakeText = 'Hello from the fake provider: 1k tok/s, “quotes”, émoji 🚀 and 中文.';
 
 /** The deltas a script streams. */
@@ -51,6 +63,15 @@ export function scriptChunks(script: FakeScript): string[] {
   const chunks: string[] = [];
   // Array.from walks code points, so a default chunk never holds half a surrogate pair.
   const points = Array.from(script.text);
+  for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(''));
+  return chunks;
+}
+
+/** A tool call's argument deltas (same size as text deltas). */
+export function argumentChunks(script: FakeScript, call: FakeToolCall): string[] {
+  const size = script.chunkChars ?? 4;
+  const chunks: string[] = [];
+  const points = Array.from(call.arguments);
   for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(''));
   return chunks;
 }

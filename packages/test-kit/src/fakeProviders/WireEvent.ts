@@ -3,7 +3,7 @@
  * streaming events. The fake server frames them as SSE or WebSocket messages and injects faults
  * between them.
  */
-import { scriptChunks, scriptText, scriptUsage, type FakeScript } from './FakeScript';
+import { argumentChunks, scriptChunks, scriptText, scriptUsage, type FakeScript } from './FakeScript';
 
 export interface WireEvent {
   /** The SSE `event:` name (Responses events carry their type there too). */
@@ -48,7 +48,17 @@ export function chatCompletionWire(script: FakeScript, model: string, includeUsa
   for (const content of scriptChunks(script)) {
     chunk([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }], true);
   }
-  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: script.finishReason ?? 'stop' }], false);
+  const calls = script.toolCalls ?? [];
+  calls.forEach((call, index) => {
+    const callId = call.id ?? `call_${index}_${id.slice(-6)}`;
+    const head = { index, id: callId, type: 'function', function: { name: call.name, arguments: '' } };
+    chunk([{ index: 0, delta: { tool_calls: [head] }, logprobs: null, finish_reason: null }], false);
+    for (const piece of argumentChunks(script, call)) {
+      chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }], true);
+    }
+  });
+  const finish = calls.length > 0 ? 'tool_calls' : (script.finishReason ?? 'stop');
+  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }], false);
   if (includeUsage) events.push(usageChunk(base, script));
   events.push({ payload: '[DONE]', isText: false });
   return events;
@@ -100,6 +110,19 @@ export function responsesWire(script: FakeScript, responseId: string, model: str
   emit('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] });
   emit('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part });
   emit('response.output_item.done', { output_index: 0, item });
+  const output: unknown[] = [item];
+  (script.toolCalls ?? []).forEach((call, index) => {
+    const outputIndex = index + 1;
+    const callItem = { id: `fc_${responseId}_${index}`, type: 'function_call', status: 'in_progress', call_id: call.id ?? `call_${index}_${responseId}`, name: call.name, arguments: '' };
+    emit('response.output_item.added', { output_index: outputIndex, item: callItem });
+    for (const delta of argumentChunks(script, call)) {
+      emit('response.function_call_arguments.delta', { item_id: callItem.id, output_index: outputIndex, delta }, true);
+    }
+    emit('response.function_call_arguments.done', { item_id: callItem.id, output_index: outputIndex, arguments: call.arguments });
+    const done = { ...callItem, status: 'completed', arguments: call.arguments };
+    emit('response.output_item.done', { output_index: outputIndex, item: done });
+    output.push(done);
+  });
   const u = scriptUsage(script);
   const usage = {
     input_tokens: u.inputTokens,
@@ -110,10 +133,10 @@ export function responsesWire(script: FakeScript, responseId: string, model: str
   };
   if (script.finishReason === 'length') {
     emit('response.incomplete', {
-      response: response('incomplete', { output: [item], usage, incomplete_details: { reason: 'max_output_tokens' } }),
+      response: response('incomplete', { output, usage, incomplete_details: { reason: 'max_output_tokens' } }),
     });
   } else {
-    emit('response.completed', { response: response('completed', { output: [item], usage }) });
+    emit('response.completed', { response: response('completed', { output, usage }) });
   }
   return events;
 }
