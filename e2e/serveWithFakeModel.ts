@@ -1,7 +1,8 @@
 /**
  * The e2e server: the real gateway (main.ts), with its `fast` route pointed at a loopback fake
  * OpenAI-compatible provider (the one thing e2e may fake: a provider we don't own). Tests script
- * the fake over a small control port (E2E_PORT + 1): POST /script with a FakeScript. The
+ * the fake over a small control port (E2E_PORT + 1): POST /script with a FakeScript (every answer),
+ * POST /script-once with a list of them (the next answers, in order, then /script's again). The
  * `complete` route (autocomplete) goes to a fake FIM server with the Qwen template, scripted with
  * POST /script-complete.
  */
@@ -23,6 +24,12 @@ createServer((req, res) => {
   req.on('end', () => {
     if (req.method === 'POST' && req.url === '/script') {
       fake.respondWith(JSON.parse(body) as Partial<FakeScript>);
+      res.writeHead(204).end();
+      return;
+    }
+    // The next answers, in order (a tool loop: a patch call, then the closing words).
+    if (req.method === 'POST' && req.url === '/script-once') {
+      for (const script of JSON.parse(body) as Partial<FakeScript>[]) fake.respondOnceWith(script);
       res.writeHead(204).end();
       return;
     }

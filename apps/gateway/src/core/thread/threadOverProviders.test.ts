@@ -1,0 +1,144 @@
+/**
+ * The agent thread against loopback fakes of both provider protocols, through the real adapters:
+ * Responses over WebSocket with function calls (the fast route) and Chat Completions SSE with
+ * streamed tool_calls (the deep route). Real sockets to the provider; the gateway and its
+ * clients on the in-memory harness.
+ */
+import { readThread } from '@flint/protocol';
+import { FakeClock, FakeOpenAIServer, type FakeScript } from '@flint/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProviders, loadProviderConfig } from '../../models/providerConfig';
+import { SqliteStore } from '../../storage/SqliteStore';
+import type { ModelRouter } from '../agent/ModelRouter';
+import { fileIdOf, Harness, textOf } from '../testHarness';
+
+let server: FakeOpenAIServer;
+beforeAll(async () => {
+  server = await FakeOpenAIServer.start();
+});
+afterAll(() => server.close());
+
+const taskTs = 'export interface Task {\n  id: string;\n  title: string;\n}\n';
+const formatTs = "import type { Task } from './task';\n\nexport function formatTask(task: Task): string {\n  return task.title;\n}\n";
+const patch = `*** Begin Patch
+*** Update File: src/task.ts
+@@ export interface Task {
+   id: string;
+   title: string;
++  dueDate?: string;
+ }
+*** Update File: src/format.ts
+@@ export function formatTask(task: Task): string {
+-  return task.title;
++  return task.dueDate ? \`\${task.title} (due \${task.dueDate})\` : task.title;
+ }
+*** End Patch
+`;
+
+function setup() {
+  const config = loadProviderConfig(
+    {},
+    JSON.stringify({
+      routes: {
+        fast: { kind: 'openai-responses', baseUrl: server.baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'spark' },
+        deep: { kind: 'openai-chat', baseUrl: server.baseUrl, apiKey: 'test-key', model: 'oss' },
+        complete: { kind: 'openai-chat', baseUrl: server.baseUrl, model: 'oss' },
+      },
+    }),
+  );
+  const clock = new FakeClock();
+  const providers = createProviders(config, { clock, log: () => {} });
+  const router: ModelRouter = (route) => ({
+    provider: providers[route],
+    model: config.routes[route].model,
+    contextTokens: 128_000,
+    supportsPrediction: false,
+    supportsTools: true,
+  });
+  const h = new Harness(new SqliteStore(':memory:'), {}, router, clock);
+  const ws = h.gateway.createWorkspace('Thread', { 'src/task.ts': taskTs, 'src/format.ts': formatTs });
+  const editor = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
+  const alice = h.client(ws.workspaceId, ws.owner.token);
+  const bob = h.client(ws.workspaceId, editor.token);
+  h.flush();
+  const thread = bob.openThread();
+  const task = textOf(bob, fileIdOf(bob, 'src/task.ts'));
+  const format = textOf(bob, fileIdOf(bob, 'src/format.ts'));
+  h.flush();
+  const close = () => Promise.all([providers.fast.close(), providers.deep.close()]);
+  return { h, alice, bob, thread, task, format, close, view: () => readThread(thread.doc) };
+}
+
+async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    h.flush();
+    if (done()) return;
+    h.clock.advance(8);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const ended = (ctx: ReturnType<typeof setup>, count = 1) => () => {
+  const turns = ctx.view().turns;
+  return turns.length >= count && turns.slice(0, count).every((turn) => turn.status !== 'streaming');
+};
+const patchCall = (extra: Partial<FakeScript> = {}): Partial<FakeScript> => ({ text: 'Editing both files.', chunkChars: 6, toolCalls: [{ name: 'apply_patch', arguments: JSON.stringify({ patch }) }], ...extra });
+
+describe.each([
+  ['Responses over WebSocket', 'fast'],
+  ['Chat Completions SSE', 'deep'],
+] as const)('the agent thread over %s', (_name, route) => {
+  it('runs a two-file turn: the patch streams into both files, its outcome goes back to the model', async () => {
+    const ctx = setup();
+    server.requests.length = 0;
+    server.respondOnceWith(patchCall());
+    server.respondOnceWith({ text: 'Added `dueDate`.' });
+    void ctx.alice.threadSend({ text: 'add a dueDate to Task and show it in formatTask', route });
+    await until(ctx.h, ended(ctx), 'the turn to end');
+    expect(ctx.task.toString()).toContain('  dueDate?: string;\n}');
+    expect(ctx.format.toString()).toContain('task.dueDate ? `${task.title} (due ${task.dueDate})` : task.title;');
+    const view = ctx.view();
+    expect(view.turns[0]).toMatchObject({ status: 'done', steps: 2, toolCalls: 1 });
+    expect(view.messages.map((m) => m.summary ?? m.text)).toEqual(['add a dueDate to Task and show it in formatTask', 'Editing both files.', 'edited 2 files +2 −1', 'Added `dueDate`.']);
+    const second = JSON.stringify(server.requests[1]!.body);
+    // The tool's result, in each protocol's shape.
+    expect(second).toContain(route === 'fast' ? '"type":"function_call_output"' : '"role":"tool"');
+    expect(second).toContain('updated src/task.ts (+1 -0)\\nupdated src/format.ts (+1 -1)');
+    await ctx.close();
+  });
+
+  it('a steer mid-hunk stops the generation, keeps what it wrote, and continues with the message', async () => {
+    const ctx = setup();
+    server.requests.length = 0;
+    server.respondOnceWith(patchCall({ chunkChars: 2, tokensPerSecond: 400 }));
+    server.respondOnceWith({ text: 'Only the interface, then.' });
+    void ctx.alice.threadSend({ text: 'add a dueDate', route });
+    await until(ctx.h, () => ctx.task.toString().includes('dueD'), 'the first hunk to stream in');
+    void ctx.bob.threadSend({ text: 'only the interface', route });
+    await until(ctx.h, ended(ctx), 'the turn to end');
+    expect(server.requests[0]!.outcome).toBe('client-closed');
+    expect(ctx.task.toString()).toContain('dueD');
+    expect(ctx.format.toString()).toBe(formatTs);
+    expect(ctx.view().messages.find((m) => m.steer)?.text).toBe('only the interface');
+    expect(JSON.stringify(server.requests[1]!.body)).toContain('only the interface\\n(You were interrupted');
+    expect(ctx.view().messages.at(-1)?.text).toBe('Only the interface, then.');
+    await ctx.close();
+  });
+
+  it('Stop mid-hunk ends the turn and keeps what was written', async () => {
+    const ctx = setup();
+    server.requests.length = 0;
+    server.respondOnceWith(patchCall({ chunkChars: 2, tokensPerSecond: 400 }));
+    void ctx.alice.threadSend({ text: 'add a dueDate', route });
+    await until(ctx.h, () => ctx.task.toString().includes('dueD'), 'the first hunk to stream in');
+    void ctx.bob.threadStop();
+    await until(ctx.h, ended(ctx), 'the turn to end');
+    expect(ctx.view().turns[0]!.status).toBe('cancelled');
+    expect(ctx.task.toString()).toContain('dueD');
+    await until(ctx.h, () => server.requests[0]!.outcome === 'client-closed', 'the provider request to be closed');
+    expect(server.requests).toHaveLength(1);
+    await ctx.close();
+  });
+});
