@@ -3,6 +3,7 @@ import { ProviderError, type ModelEvent, type ModelMessage, type ModelProvider, 
 import type { Clock, TimerHandle } from '../Clock';
 import { PatchArgument, TextPatchSplitter } from './patchSources';
 import { PatchStream, type PatchTarget } from './PatchStream';
+import { charsPerToken } from './threadPrompt';
 import type { ThreadLog } from './ThreadLog';
 import { APPLY_PATCH, runTool, type ToolWorkspace } from './threadTools';
 
@@ -140,7 +141,7 @@ export class ThreadTurn {
     const generation = new AbortController();
     this.generation = generation;
     this.step = { messageId: null, text: '', textBuffer: '', calls: [], splitter: this.options.mode === 'text' ? new TextPatchSplitter() : null, textPatch: null };
-    this.record = { ...this.record, steps: this.record.steps + 1 };
+    this.record = { ...this.record, steps: this.record.steps + 1, context: this.fitWindow() };
     this.writeRecord();
     const stream = this.options.provider.stream(
       {
@@ -210,6 +211,30 @@ export class ThreadTurn {
         if (this.stopReason !== null) return;
       }
     }
+  }
+
+  /**
+   * Keeps the loop's messages within the model's window: tool results grow it at every step, so
+   * the oldest ones are replaced by a line saying so (the model can call the tool again).
+   * Returns the window's use for the record's meter.
+   */
+  private fitWindow(): ThreadTurnRecord['context'] {
+    const { windowTokens } = this.record.context;
+    const budget = windowTokens - this.options.maxOutputTokens - 256;
+    const size = () => this.messages.reduce((n, m) => n + Math.ceil(m.content.length / charsPerToken) + 4, 0);
+    let used = size();
+    let elided = 0;
+    for (let i = 0; i < this.messages.length && used > budget; i++) {
+      const message = this.messages[i]!;
+      if (message.role !== 'tool' || message.content.length <= 200) continue;
+      this.messages[i] = { ...message, content: '[This output was left out to fit the window; call the tool again if you need it.]' };
+      elided++;
+      used = size();
+    }
+    const trimmed = elided
+      ? `${this.record.context.trimmed ? `${this.record.context.trimmed} ` : ''}${elided} earlier tool output${elided === 1 ? ' was' : 's were'} left out to fit the window.`
+      : this.record.context.trimmed;
+    return { usedTokens: used, windowTokens, trimmed };
   }
 
   private noteOutput(tokens: number): void {

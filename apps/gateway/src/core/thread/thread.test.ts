@@ -85,13 +85,13 @@ const twoFilePatch = `*** Begin Patch
 *** End Patch
 `;
 
-function setup(options: { supportsTools?: boolean; kind?: string } = {}) {
+function setup(options: { supportsTools?: boolean; kind?: string; contextTokens?: number; files?: Record<string, string> } = {}) {
   const provider = new ToolScript();
   if (options.kind) (provider as { kind: string }).kind = options.kind;
-  const models: ModelRouter = () => ({ provider, model: 'spark-test', contextTokens: 128_000, supportsPrediction: false, supportsTools: options.supportsTools ?? true });
+  const models: ModelRouter = () => ({ provider, model: 'spark-test', contextTokens: options.contextTokens ?? 128_000, supportsPrediction: false, supportsTools: options.supportsTools ?? true });
   const store = new SqliteStore(':memory:');
   const h = new Harness(store, {}, models, new FakeClock());
-  const ws = h.gateway.createWorkspace('Thread', { 'src/task.ts': taskTs, 'src/format.ts': formatTs });
+  const ws = h.gateway.createWorkspace('Thread', { 'src/task.ts': taskTs, 'src/format.ts': formatTs, ...options.files });
   const editor = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
   const viewer = h.gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
   const alice = h.client(ws.workspaceId, ws.owner.token, { user: { name: 'Alice', color: '#ff0000' } } as never);
@@ -330,5 +330,19 @@ describe('the agent thread', () => {
     expect(view.messages[1]!.text).toMatch(/bundled demo model/);
     expect(view.messages[2]!.text).toBe('Here:\nDone.');
     expect(ctx.provider.requests[0]!.tools).toBeUndefined();
+  });
+
+  it('keeps the loop within the window: old tool outputs are left out, and the meter says so', async () => {
+    const big = `${'const filler = 1;\n'.repeat(500)}`;
+    const ctx = setup({ contextTokens: 4000, files: { 'big.ts': big } });
+    ctx.provider.answer(...call(0, 'read_file', { path: 'big.ts' })).answer(...call(0, 'list_files', {})).answer(text('Done.'));
+    await send(ctx, 'alice', 'read it');
+    await run(ctx, 30);
+    const third = ctx.provider.requests[2]!.messages;
+    expect(third.find((m) => m.role === 'tool')!.content).toMatch(/left out to fit the window/);
+    const turn = ctx.view().turns[0]!;
+    expect(turn.context.trimmed).toMatch(/1 earlier tool output was left out/);
+    expect(turn.context.usedTokens).toBeLessThanOrEqual(4000);
+    expect(turn.context.windowTokens).toBe(4000);
   });
 });
