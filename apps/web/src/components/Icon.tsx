@@ -11,6 +11,10 @@ const paths = {
   folder: 'M1.5 3.5a1 1 0 0 1 1-1h3.3l1.5 1.5h6.2a1 1 0 0 1 1 1v7.5a1 1 0 0 1-1 1h-11a1 1 0 0 1-1-1v-9Z',
   eye: 'M1 8s2.5-4.5 7-4.5S15 8 15 8s-2.5 4.5-7 4.5S1 8 1 8ZM8 10a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z',
   copy: 'M5.5 5.5h7v8h-7zM3.5 10.5v-8h7',
+  spark: 'M8 1.5l1.5 5 5 1.5-5 1.5-1.5 5-1.5-5-5-1.5 5-1.5L8 1.5Z',
+  check: 'M3 8.5l3 3 7-7',
+  send: 'M2.5 8h9M8 4l4 4-4 4',
+  stop: 'M4.5 4.5h7v7h-7z',
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -1,5 +1,7 @@
+import { agentShortcuts } from '../stores/agentMessages';
 import { useConnection } from '../stores/connectionStore';
 import { openShareDialog } from '../stores/shareStore';
+import { selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/threadStore';
 import { DisplayNameInput } from './DisplayNameInput';
 import { Icon } from './Icon';
 import { PresenceBar } from './PresenceBar';
@@ -21,11 +23,30 @@ export function TopBar() {
       <span className="top-spacer" />
       <PresenceBar />
       <DisplayNameInput />
+      <AgentToggle />
       {canShare && (
         <button type="button" className="button button--primary" data-testid="share-button" onClick={openShareDialog}>
           <Icon name="share" /> Share
         </button>
       )}
     </header>
+  );
+}
+
+/** Opens and closes the agent panel; pulses while the agent works and the panel is closed. */
+function AgentToggle() {
+  const open = useThread((s) => s.panelOpen);
+  const live = useThread((s) => selectStreamingTurn(s) !== null);
+  return (
+    <button
+      type="button"
+      className={`button agent-toggle${open ? ' agent-toggle--open' : ''}${live && !open ? ' agent-toggle--live' : ''}`}
+      data-testid="agent-panel-toggle"
+      aria-pressed={open}
+      title={`${open ? 'Close' : 'Open'} the agent panel (${agentShortcuts.panel})`}
+      onClick={() => setAgentPanelOpen(!open)}
+    >
+      <Icon name="spark" /> Agent
+    </button>
   );
 }

@@ -1,7 +1,9 @@
 import { useEffect } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
-import { closeTab, requestCreate, useWorkspace } from '../stores/workspaceStore';
+import { requestThreadInputFocus, setAgentPanelOpen, useThread } from '../stores/threadStore';
+import { closeTab, requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
+import { AgentPanel } from './AgentPanel';
 import { ClosedBanner } from './ClosedBanner';
 import { EditorPane } from './EditorPane';
 import { FileTree } from './FileTree';
@@ -13,6 +15,20 @@ import { Tabs } from './Tabs';
 import { TopBar } from './TopBar';
 
 /**
+ * Ctrl/Cmd-L: opens the agent panel with the keyboard in its input; from elsewhere in the IDE
+ * it moves the keyboard there; from inside the panel it closes it and goes back to the editor.
+ */
+function toggleAgentPanel(): void {
+  const inPanel = document.activeElement?.closest('.agent-panel') != null;
+  if (!useThread.getState().panelOpen) setAgentPanelOpen(true);
+  else if (!inPanel) requestThreadInputFocus();
+  else {
+    setAgentPanelOpen(false);
+    requestEditorFocus();
+  }
+}
+
+/**
  * Browsers keep Ctrl+N and Ctrl+W for themselves, so the file shortcuts use Alt, as
  * browser IDEs do. Capture phase, because Monaco consumes keys typed into the editor.
  */
@@ -22,6 +38,13 @@ function useShortcuts(): void {
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.code === 'KeyS') {
         // Every keystroke is already saved; don't let habit open the browser's "Save page".
         event.preventDefault();
+        return;
+      }
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyL') {
+        // Over Monaco's "expand line selection" and the browser's address bar, as in other AI editors.
+        event.preventDefault();
+        event.stopPropagation();
+        toggleAgentPanel();
         return;
       }
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
@@ -42,7 +65,7 @@ function useShortcuts(): void {
   }, []);
 }
 
-/** The IDE: top bar, file tree, tabs and editor, status bar. */
+/** The IDE: top bar, file tree, tabs and editor, the agent panel, status bar. */
 export default function Workspace() {
   useShortcuts();
   return (
@@ -56,6 +79,7 @@ export default function Workspace() {
           <AgentErrorBanner />
           <EditorPane />
         </main>
+        <AgentPanel />
       </div>
       <StatusBar />
       <ShareDialog />

@@ -33,9 +33,10 @@ export class CodeColorizer {
     return html;
   }
 
-  /** Whether the language is one the editor can colour at all (else there is nothing to wait for). */
-  knows(language: string): boolean {
-    return this.resolveLanguage(language) !== null;
+  /** Whether a block is worth `request`ing: its language is known, and it is neither cached nor failed. */
+  wants(code: string, language: string): boolean {
+    const key = keyOf(language, code);
+    return !this.cache.has(key) && !this.failed.has(key) && this.resolveLanguage(language) !== null;
   }
 
   /**

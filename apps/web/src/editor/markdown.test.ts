@@ -35,7 +35,7 @@ describe('the agent\'s Markdown', () => {
 
   it('gives a fenced block its language and colours it once closed', () => {
     const { asked, highlight } = recordingHighlighter();
-    const html = renderMarkdown('Here:\n\n```ts\nconst a: number = 1;\n```\n\nDone.', highlight);
+    const html = renderMarkdown('Here:\n\n```ts\nconst a: number = 1;\n```\n\nDone.', { highlight });
     expect(asked).toEqual([['ts', 'const a: number = 1;\n']]);
     expect(html).toContain('<div class="md-code md-code--colored" data-lang="ts"><span class="md-code-lang">ts</span><span class="colored">21</span></div>');
     expect(html).toContain('<p>Done.</p>');
@@ -43,21 +43,29 @@ describe('the agent\'s Markdown', () => {
 
   it('renders a fence still streaming as escaped plain code, and does not colour it yet', () => {
     const { asked, highlight } = recordingHighlighter();
-    const html = renderMarkdown('Try:\n\n```tsx\nconst el = <div a="1">{x}</div>;\nfunc', highlight);
+    const html = renderMarkdown('Try:\n\n```tsx\nconst el = <div a="1">{x}</div>;\nfunc', { highlight });
     expect(asked).toEqual([]);
     expect(html).toContain('<pre><code class="language-tsx">const el = &lt;div a=&quot;1&quot;&gt;{x}&lt;/div&gt;;\nfunc</code></pre>');
     // The marker line alone (the model has sent only the opening fence) is an empty block, not text.
-    expect(renderMarkdown('```py', highlight)).toContain('<pre><code class="language-py"></code></pre>');
+    expect(renderMarkdown('```py', { highlight })).toContain('<pre><code class="language-py"></code></pre>');
     expect(asked).toEqual([]);
   });
 
   it('colours closed fences inside quotes and lists, and leaves a fence without a language plain', () => {
     const { asked, highlight } = recordingHighlighter();
-    renderMarkdown('> ```js\n> x()\n> ```\n\n- item\n  ```py\n  y = 1\n  ```\n\n~~~\nplain\n~~~\n', highlight);
+    renderMarkdown('> ```js\n> x()\n> ```\n\n- item\n  ```py\n  y = 1\n  ```\n\n~~~\nplain\n~~~\n', { highlight });
     expect(asked).toEqual([
       ['js', 'x()\n'],
       ['py', 'y = 1\n'],
     ]);
+  });
+
+  it('marks inline code that names a workspace file, with its line, and escapes the rest', () => {
+    const isPath = (path: string) => path === 'src/a.ts';
+    const html = renderMarkdown('See `src/a.ts:12`, `src/a.ts` and `<b>`.', { isPath });
+    expect(html).toContain('<code class="md-path" data-path="src/a.ts" data-line="12" role="link" tabindex="0">src/a.ts:12</code>');
+    expect(html).toContain('<code class="md-path" data-path="src/a.ts" role="link" tabindex="0">src/a.ts</code>');
+    expect(html).toContain('<code>&lt;b&gt;</code>');
   });
 
   it('reads a fence\'s language from the first word of its info', () => {
@@ -88,7 +96,9 @@ describe('the code colourer', () => {
     expect(colorizer.lookup('a', 'ts')).toBe('<b>a</b>');
     await colorizer.request('x', 'cobol');
     expect(calls).toEqual(['typescript:a', 'javascript:b', 'typescript:c']);
-    expect(colorizer.knows('cobol')).toBe(false);
+    expect(colorizer.wants('x', 'cobol')).toBe(false);
+    expect(colorizer.wants('a', 'ts')).toBe(false);
+    expect(colorizer.wants('d', 'ts')).toBe(true);
   });
 
   it('leaves a block the tokenizer failed on plain, without trying it again', async () => {
@@ -110,5 +120,6 @@ describe('the code colourer', () => {
     }
     expect(calls).toBe(1);
     expect(colorizer.lookup('a', 'ts')).toBeNull();
+    expect(colorizer.wants('a', 'ts')).toBe(false);
   });
 });

@@ -6,9 +6,18 @@ import MarkdownIt, { type Token } from 'markdown-it';
  */
 export type CodeHighlighter = (code: string, language: string) => string | null;
 
+/** Whether inline code names a workspace file (`src/a.ts`, or `src/a.ts:12` with a line). */
+export type PathLookup = (path: string) => boolean;
+
+export interface MarkdownOptions {
+  highlight?: CodeHighlighter;
+  isPath?: PathLookup;
+}
+
 type RenderEnv = {
   lines: string[];
   highlight: CodeHighlighter | null;
+  isPath: PathLookup | null;
 };
 
 /**
@@ -47,6 +56,19 @@ md.renderer.rules.fence = (tokens, idx, _options, renderEnv) => {
   return `<div class="md-code${colored ? ' md-code--colored' : ''}"${langAttr}>${label}${body}</div>\n`;
 };
 
+// Inline code that names a workspace file becomes a button-like span (the panel opens it on click).
+md.renderer.rules.code_inline = (tokens, idx, _options, renderEnv) => {
+  const content = tokens[idx]!.content;
+  const env = renderEnv as RenderEnv;
+  const match = /^(.+?)(?::(\d+))?$/.exec(content);
+  const path = match?.[1];
+  if (path !== undefined && env.isPath?.(path)) {
+    const line = match?.[2] ? ` data-line="${match[2]}"` : '';
+    return `<code class="md-path" data-path="${md.utils.escapeHtml(path)}"${line} role="link" tabindex="0">${md.utils.escapeHtml(content)}</code>`;
+  }
+  return `<code>${md.utils.escapeHtml(content)}</code>`;
+};
+
 /** The language a fence names: the first word of its info string ("ts", "tsx title=x"). */
 export function fenceLanguage(info: string): string {
   return info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
@@ -63,9 +85,9 @@ function isClosed(token: Token, lines: readonly string[]): boolean {
 
 /**
  * Renders Markdown to HTML that is safe to put in the page. `highlight` colours code blocks
- * whose fence is closed and that name a language.
+ * whose fence is closed and that name a language; `isPath` marks inline code naming a file.
  */
-export function renderMarkdown(source: string, highlight: CodeHighlighter | null = null): string {
-  const env: RenderEnv = { lines: source.split('\n'), highlight };
+export function renderMarkdown(source: string, options: MarkdownOptions = {}): string {
+  const env: RenderEnv = { lines: source.split('\n'), highlight: options.highlight ?? null, isPath: options.isPath ?? null };
   return md.render(source, env);
 }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { useConnection } from './connectionStore';
 import {
+  groupByTurn,
   mirrorThread,
   reviewKey,
   reviewThreadFile,
@@ -314,5 +315,26 @@ describe('sending to the thread', () => {
     expect(selectIsDemoModel(useThread.getState())).toBe(false);
     useThread.setState({ models: null, route: 'fast', turns: new Map([['t1', turn({ turnId: 't1', model: 'flint-tiny' })]]) });
     expect(selectIsDemoModel(useThread.getState())).toBe(true);
+  });
+});
+
+describe('laying out the thread', () => {
+  it('keeps each turn whole and puts messages still queued at the end', () => {
+    const message = (id: string, turnId: string, extra: Partial<ThreadMessage> = {}): ThreadMessage => ({ id, kind: 'assistant', turnId, at: 0, text: '', author: null, ...extra });
+    const { groups, queued } = groupByTurn([
+      message('a', 't1', { kind: 'user' }),
+      message('b', 't1'),
+      message('q', 't2', { kind: 'user' }), // was queued during t1, now sent: t2 began here
+      message('c', 't1', { kind: 'tool' }), // t1's last step, written after
+      message('d', 't2'),
+      message('n', '', { kind: 'notice' }),
+      message('w', '', { kind: 'user', queued: true }),
+    ]);
+    expect(groups.map((g) => [g.key, g.messages.map((m) => m.id).join('')])).toEqual([
+      ['t1', 'abc'],
+      ['t2', 'qd'],
+      ['message:n', 'n'],
+    ]);
+    expect(queued.map((m) => m.id)).toEqual(['w']);
   });
 });

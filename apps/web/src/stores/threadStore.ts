@@ -271,6 +271,39 @@ export function bindThread(client: FlintClient, schedule: Scheduler = nextFrame)
   client.onStatus((status) => status.kind === 'open' && askModels());
 }
 
+/** A turn's messages in the order they were written: its prompt, steers, answers, tool steps, notices. */
+export interface TurnGroup {
+  key: string;
+  turnId: string;
+  messages: ThreadMessage[];
+}
+
+/**
+ * The thread as the panel lays it out: one group per turn, in the order turns began (a
+ * message queued during a turn sits in the array before that turn's later steps; grouping
+ * keeps each turn whole), and the messages still queued, which wait at the end.
+ */
+export function groupByTurn(messages: readonly ThreadMessage[]): { groups: TurnGroup[]; queued: ThreadMessage[] } {
+  const groups: TurnGroup[] = [];
+  const byTurn = new Map<string, TurnGroup>();
+  const queued: ThreadMessage[] = [];
+  for (const message of messages) {
+    if (message.queued) {
+      queued.push(message);
+      continue;
+    }
+    const key = message.turnId || `message:${message.id}`;
+    let group = byTurn.get(key);
+    if (!group) {
+      group = { key, turnId: message.turnId, messages: [] };
+      byTurn.set(key, group);
+      groups.push(group);
+    }
+    group.messages.push(message);
+  }
+  return { groups, queued };
+}
+
 /** The thread's turn that is streaming now, if any (the gateway runs one at a time). */
 export function selectStreamingTurn(state: ThreadState): ThreadTurnRecord | null {
   let found: ThreadTurnRecord | null = null;
