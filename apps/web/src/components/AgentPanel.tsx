@@ -15,9 +15,10 @@ import { ThreadTurn } from './ThreadTurn';
  */
 export function AgentPanel() {
   const open = useThread((s) => s.panelOpen);
+  const synced = useThread((s) => s.synced);
   if (!open) return null;
   return (
-    <aside className="agent-panel" data-testid="agent-panel" aria-label="Agent">
+    <aside className="agent-panel" data-testid="agent-panel" data-synced={synced} aria-label="Agent">
       <PanelHeader />
       <ThreadList />
       <PanelFoot />
@@ -65,6 +66,7 @@ function ThreadList() {
   const messages = useThread((s) => s.messages);
   const turns = useThread((s) => s.turns);
   const canEdit = useConnection(selectCanEdit);
+  const streaming = useThread((s) => selectStreamingTurn(s) !== null);
   const list = useRef<HTMLDivElement>(null);
   /** Follow the stream while the reader is at the bottom; leave them be once they scroll up. */
   const atBottom = useRef(true);
@@ -83,6 +85,7 @@ function ThreadList() {
       data-testid="thread-list"
       role="log"
       aria-live="polite"
+      aria-busy={streaming}
       onScroll={(event) => {
         const element = event.currentTarget;
         atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
