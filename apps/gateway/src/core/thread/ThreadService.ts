@@ -60,7 +60,11 @@ export class ThreadService {
     const running = room.threadTurn;
     if (request.type === 'thread.stop') {
       if (!running) return { ok: false, code: 'not_found', message: 'The agent is not writing.' };
-      this.queues.get(room)?.splice(0);
+      // Stop means stop: messages queued behind the turn are not sent, and the thread says so.
+      const dropped = this.queues.get(room)?.splice(0) ?? [];
+      const log = this.logOf(room);
+      for (const queued of dropped) log.update(queued.messageId, { queued: undefined });
+      if (dropped.length) log.append({ kind: 'notice', turnId: running.turnId, level: 'info' }, `Stopped by ${author.name}; ${dropped.length} queued message${dropped.length === 1 ? ' was' : 's were'} not sent.`);
       running.stop(`Stopped by ${author.name}.`);
       return { ok: true, turnId: running.turnId };
     }

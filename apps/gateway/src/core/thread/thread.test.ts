@@ -345,4 +345,20 @@ describe('the agent thread', () => {
     expect(turn.context.usedTokens).toBeLessThanOrEqual(4000);
     expect(turn.context.windowTokens).toBe(4000);
   });
+
+  it('Stop drops the messages queued behind the turn, and says so', async () => {
+    const ctx = setup();
+    ctx.provider.answer(text('first'), 'pause');
+    await send(ctx, 'alice', 'one');
+    await run(ctx, 5);
+    await send(ctx, 'bob', 'two', 'queue');
+    const stopped = ctx.bob.threadStop();
+    await run(ctx, 10);
+    expect((await stopped).ok).toBe(true);
+    const view = ctx.view();
+    expect(view.turns.map((t) => t.status)).toEqual(['cancelled']);
+    expect(view.messages.find((m) => m.text === 'two')?.queued).toBeUndefined();
+    expect(view.messages.at(-1)).toMatchObject({ kind: 'notice', text: 'Stopped by Someone; 1 queued message was not sent.' });
+    expect(ctx.provider.requests).toHaveLength(1);
+  });
 });
