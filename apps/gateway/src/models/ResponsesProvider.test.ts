@@ -4,7 +4,6 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultFakeText, FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
-import { FakeToolCallServer } from './FakeToolCallServer';
 import type { ModelMessage, ModelRequest, ToolSpec } from './ModelProvider';
 import { collectEvents, toolCallsOf } from './providerContract';
 import { ResponsesProvider, type ResponsesOptions } from './ResponsesProvider';
@@ -260,11 +259,11 @@ describe('ResponsesProvider', () => {
 });
 
 describe('ResponsesProvider, continuing a thread after tool calls', () => {
-  let server: FakeToolCallServer;
+  let server: FakeOpenAIServer;
   let provider: ResponsesProvider;
 
   beforeAll(async () => {
-    server = await FakeToolCallServer.start();
+    server = await FakeOpenAIServer.start();
   });
   afterEach(async () => {
     await provider?.close();
@@ -281,17 +280,17 @@ describe('ResponsesProvider, continuing a thread after tool calls', () => {
 
   /** A first turn whose answer reads two files, and that answer as the agent's loop sends it back: exactly as streamed. */
   async function firstTurn(threadId: string): Promise<ModelMessage> {
-    server.answer = {
-      text: ['Reading ', 'both.'],
-      calls: [
-        { id: 'call_a', name: 'read_file', pieces: ['{"path":', '"a.ts"}'] },
-        { id: 'call_b', name: 'read_file', pieces: ['{"path":"b', '.ts"}'] },
+    server.respondOnceWith({
+      chunks: ['Reading ', 'both.'],
+      toolCalls: [
+        { id: 'call_a', name: 'read_file', chunks: ['{"path":', '"a.ts"}'] },
+        { id: 'call_b', name: 'read_file', chunks: ['{"path":"b', '.ts"}'] },
       ],
-    };
+    });
+    server.respondOnceWith({ text: 'Done.' });
     const { events, text, error } = await collectEvents(provider, { ...turn(threadId, system, firstUser), tools });
     expect(error).toBeNull();
     expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls' });
-    server.answer = { text: ['Done.'], calls: [] };
     return { role: 'assistant', content: text, toolCalls: toolCallsOf(events) };
   }
 

@@ -3,9 +3,8 @@
  * the same fault matrix for each (the wire differs, the typed outcome must not).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultFakeText, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
+import { defaultFakeText, FakeOpenAIServer, fakeFaults, type FakeScript } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { FakeToolCallServer } from './FakeToolCallServer';
 import { ProviderError, type ModelProvider, type ModelRequest, type ToolCall } from './ModelProvider';
 import { collectEvents, describeProviderContract, expectWellOrdered, toolCallsOf } from './providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
@@ -201,11 +200,11 @@ describe.each(adapters)('$name against a misbehaving server', (adapter) => {
 });
 
 describe.each(adapters)('$name: tool calls', (adapter) => {
-  let server: FakeToolCallServer;
+  let server: FakeOpenAIServer;
   let provider: ModelProvider;
 
   beforeAll(async () => {
-    server = await FakeToolCallServer.start();
+    server = await FakeOpenAIServer.start();
     provider = adapter.create(server);
   });
   afterAll(async () => {
@@ -220,8 +219,9 @@ describe.each(adapters)('$name: tool calls', (adapter) => {
   /** JSON arguments with escapes (quotes, newlines, a backslash) and characters outside the BMP. */
   const patch = JSON.stringify({ input: '*** Begin Patch\n*** Update File: a.ts\n-const s = "x";\n+const s = "é🚀 中\\";\n*** End Patch' });
 
-  async function answered(answer: FakeToolCallServer['answer']) {
-    server.answer = answer;
+  /** Answers that only call tools unless the script says what to write first. */
+  async function answered(script: Partial<FakeScript>) {
+    server.respondOnceWith({ text: '', ...script });
     const result = await collectEvents(provider, withTools);
     expect(result.error).toBeNull();
     expectWellOrdered(result.events);
@@ -229,19 +229,19 @@ describe.each(adapters)('$name: tool calls', (adapter) => {
   }
 
   it('streams a call whose arguments come one UTF-16 unit per chunk (escapes and surrogate pairs cut) as a tool-call and deltas that make them exactly', async () => {
-    const { calls, events } = await answered({ calls: [{ id: 'call_1', name: 'apply_patch', pieces: [...patch.split('')] }], splitEveryBytes: 7 });
+    const { calls, events } = await answered({ toolCalls: [{ id: 'call_1', name: 'apply_patch', chunks: patch.split('') }], splitEveryBytes: 7 });
     expect(calls).toEqual([{ id: 'call_1', name: 'apply_patch', arguments: patch }]);
     expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls' });
   });
 
   it('passes a piece of arguments on as it arrives, before the call ends', async () => {
-    server.answer = { calls: [{ id: 'call_1', name: 'apply_patch', pieces: ['{"input":', '"*** Begin Patch"}'] }], hold: true };
+    server.respondOnceWith({ text: '', toolCalls: [{ id: 'call_1', name: 'apply_patch', chunks: ['{"input":', '"*** Begin Patch"}'] }], holdAfterChunks: 1 });
     const events = provider.stream(withTools, new AbortController().signal)[Symbol.asyncIterator]();
     let next = await events.next();
     while (!next.done && next.value.type !== 'tool-call-delta') next = await events.next();
     // The server holds the rest of the answer back: this piece came while the call was still open.
     expect(next.value).toEqual({ type: 'tool-call-delta', index: 0, arguments: '{"input":' });
-    expect(server.isHolding).toBe(true);
+    expect(server.heldCount).toBe(1);
     server.release();
     const rest: string[] = [];
     for (next = await events.next(); !next.done; next = await events.next()) if (next.value.type === 'tool-call-delta') rest.push(next.value.arguments);
@@ -252,9 +252,9 @@ describe.each(adapters)('$name: tool calls', (adapter) => {
     const read: ToolCall = { id: 'call_a', name: 'read_file', arguments: '{"path":"a.ts"}' };
     const write: ToolCall = { id: 'call_b', name: 'apply_patch', arguments: patch };
     const { calls, events } = await answered({
-      calls: [
-        { id: read.id, name: read.name, pieces: ['{"path":', '"a.ts"}'] },
-        { id: write.id, name: write.name, pieces: [patch.slice(0, 10), patch.slice(10)] },
+      toolCalls: [
+        { id: read.id, name: read.name, chunks: ['{"path":', '"a.ts"}'] },
+        { id: write.id, name: write.name, chunks: [patch.slice(0, 10), patch.slice(10)] },
       ],
     });
     expect(calls).toEqual([read, write]);
@@ -266,7 +266,7 @@ describe.each(adapters)('$name: tool calls', (adapter) => {
   });
 
   it('delivers the text before a call first', async () => {
-    const { events, text, calls } = await answered({ text: ['Let me ', 'look.'], calls: [{ id: 'call_1', name: 'read_file', pieces: ['{}'] }] });
+    const { events, text, calls } = await answered({ chunks: ['Let me ', 'look.'], toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{}' }] });
     expect(text).toBe('Let me look.');
     expect(calls).toEqual([{ id: 'call_1', name: 'read_file', arguments: '{}' }]);
     const firstCall = events.findIndex((e) => e.type === 'tool-call');

@@ -3,6 +3,7 @@
  * POST /v1/chat/completions (SSE), POST /v1/responses (SSE) and the Responses WebSocket mode at
  * /v1/responses, on one port. Tests script what it answers (text, pacing, faults) and read back
  * what it saw (bodies, headers, TCP connections, whether the client hung up mid-stream).
+ * A script can hold its answer back mid-stream (`holdAfterChunks`) until the test calls `release()`.
  *
  * @example
  * const server = await FakeOpenAIServer.start();
@@ -28,6 +29,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   /** Which TCP connection carried it (numbered from 1 in the order they were accepted). */
   connectionId: number;
+  /** Responses: the id of the response it got, which a continuation names as previous_response_id. */
+  responseId?: string;
   /** 'pending' while streaming; 'client-closed' proves a cancellation reached the server. */
   outcome: 'pending' | PlayOutcome | 'refused';
 }
@@ -56,6 +59,7 @@ export class FakeOpenAIServer {
   private readonly sockets = new Map<Socket, number>();
   private readonly openWebSockets = new Set<WsConnection>();
   private readonly changes = new EventEmitter();
+  private readonly holds = new Set<() => void>();
   private nextResponse = 1;
 
   private constructor(
@@ -113,6 +117,16 @@ export class FakeOpenAIServer {
     return this.openWebSockets.size;
   }
 
+  /** Answers paused at their script's `holdAfterChunks` whose client is still there. */
+  get heldCount(): number {
+    return this.holds.size;
+  }
+
+  /** Every held answer goes on to its end. */
+  release(): void {
+    for (const resume of this.holds) resume();
+  }
+
   /** Resolves once `predicate` holds; rejects after `timeoutMs` (a guard, not a wait). */
   waitFor(predicate: (server: FakeOpenAIServer) => boolean, timeoutMs = 5_000): Promise<void> {
     return waitForChange(this.changes, () => predicate(this), timeoutMs, 'FakeOpenAIServer');
@@ -127,6 +141,18 @@ export class FakeOpenAIServer {
 
   private changed(): void {
     this.changes.emit('change');
+  }
+
+  /** Settles on `release()`, or once the client has gone (nothing left to hold back from). */
+  private hold(closed: Promise<void>): Promise<void> {
+    let resume = (): void => undefined;
+    const released = new Promise<void>((resolve) => (resume = resolve));
+    this.holds.add(resume);
+    this.changed();
+    return Promise.race([released, closed]).then(() => {
+      this.holds.delete(resume);
+      this.changed();
+    });
   }
 
   private nextScript(): FakeScript {
@@ -180,10 +206,11 @@ export class FakeOpenAIServer {
     }
     const model = String(body.model ?? 'fake-model');
     const responseId = `resp_${this.nextResponse++}`;
+    if (api === 'responses') entry.responseId = responseId;
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     const events = api === 'chat' ? chatCompletionWire(script, model, includeUsage, `chatcmpl-${responseId}`) : responsesWire(script, responseId, model);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const outcome = await playWire(events, script, sseSink(res, script, api, responseId));
+    const outcome = await playWire(events, script, sseSink(res, script, api, responseId), (closed) => this.hold(closed));
     if (outcome === 'completed') {
       res.end();
       if (api === 'responses' && script.finishReason !== 'length' && body.store !== false) this.storedIds.add(responseId);
@@ -237,8 +264,9 @@ export class FakeOpenAIServer {
     }
     connection.busy = true;
     const responseId = `resp_${this.nextResponse++}`;
+    entry.responseId = responseId;
     const events = responsesWire(script, responseId, String(body.model ?? 'fake-model'));
-    const outcome = await playWire(events, script, webSocketSink(ws, responseId));
+    const outcome = await playWire(events, script, webSocketSink(ws, responseId), (closed) => this.hold(closed));
     connection.busy = false;
     if (outcome === 'completed' && script.finishReason !== 'length') {
       connection.localIds.add(responseId);

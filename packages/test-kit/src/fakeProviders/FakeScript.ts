@@ -32,6 +32,12 @@ export interface FakeScript {
    * `chunkChars` (paced like text); the answer then ends with `tool_calls`.
    */
   toolCalls?: FakeToolCall[];
+  /**
+   * Pause after this many deltas (text and arguments alike) until the test calls the server's
+   * `release()`: the client has had those while the rest is held back. Unlike the `stall` fault,
+   * the answer then goes on to its end.
+   */
+  holdAfterChunks?: number;
   usage?: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
   fault?: FakeFault;
   /** SSE line ending (default "\n"). */
@@ -49,8 +55,10 @@ export interface FakeScript {
 
 export interface FakeToolCall {
   name: string;
-  /** The arguments' JSON text, as the model writes it. */
-  arguments: string;
+  /** The arguments' JSON text, as the model writes it; ignored when `chunks` is set. */
+  arguments?: string;
+  /** Explicit argument deltas, cut anywhere (inside an escape, between surrogate halves); their concatenation replaces `arguments`. */
+  chunks?: string[];
   id?: string;
 }
 
@@ -67,13 +75,18 @@ export function scriptChunks(script: FakeScript): string[] {
   return chunks;
 }
 
-/** A tool call's argument deltas (same size as text deltas). */
+/** A tool call's argument deltas: its `chunks`, else its arguments cut like text. */
 export function argumentChunks(script: FakeScript, call: FakeToolCall): string[] {
+  if (call.chunks) return call.chunks;
   const size = script.chunkChars ?? 4;
   const chunks: string[] = [];
-  const points = Array.from(call.arguments);
+  const points = Array.from(call.arguments ?? '');
   for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(''));
   return chunks;
+}
+
+export function callArguments(call: FakeToolCall): string {
+  return call.chunks ? call.chunks.join('') : (call.arguments ?? '');
 }
 
 export function scriptText(script: FakeScript): string {

@@ -3,14 +3,14 @@
  * streaming events. The fake server frames them as SSE or WebSocket messages and injects faults
  * between them.
  */
-import { argumentChunks, scriptChunks, scriptText, scriptUsage, type FakeScript } from './FakeScript';
+import { argumentChunks, callArguments, scriptChunks, scriptText, scriptUsage, type FakeScript } from './FakeScript';
 
 export interface WireEvent {
   /** The SSE `event:` name (Responses events carry their type there too). */
   name?: string;
   /** JSON-serialisable payload, or a raw string sent as-is (`[DONE]`). */
   payload: unknown;
-  /** A text delta: faults are positioned by how many of these went out. */
+  /** A delta of text or of a call's arguments: faults and holds are positioned by how many of these went out. */
   isText: boolean;
 }
 
@@ -44,11 +44,13 @@ export function chatCompletionWire(script: FakeScript, model: string, includeUsa
     events.push({ payload: { ...base, choices, ...usageField }, isText });
     if (script.nullChoices) events.push({ payload: { ...base, choices: null }, isText: false });
   };
-  chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], false);
+  const calls = script.toolCalls ?? [];
+  // OpenAI opens an answer that only calls tools with `content: null`.
+  const opening = calls.length > 0 && scriptText(script) === '' ? null : '';
+  chunk([{ index: 0, delta: { role: 'assistant', content: opening }, logprobs: null, finish_reason: null }], false);
   for (const content of scriptChunks(script)) {
     chunk([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }], true);
   }
-  const calls = script.toolCalls ?? [];
   calls.forEach((call, index) => {
     const callId = call.id ?? `call_${index}_${id.slice(-6)}`;
     const head = { index, id: callId, type: 'function', function: { name: call.name, arguments: '' } };
@@ -89,37 +91,43 @@ export function responsesWire(script: FakeScript, responseId: string, model: str
     ...extra,
   });
   const itemId = `msg_${responseId}`;
+  const calls = script.toolCalls ?? [];
+  const text = scriptText(script);
+  const output: unknown[] = [];
   emit('response.created', { response: response('in_progress') });
   emit('response.in_progress', { response: response('in_progress') });
-  emit('response.output_item.added', {
-    output_index: 0,
-    item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
-  });
-  emit('response.content_part.added', {
-    item_id: itemId,
-    output_index: 0,
-    content_index: 0,
-    part: { type: 'output_text', text: '', annotations: [] },
-  });
-  for (const delta of scriptChunks(script)) {
-    emit('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] }, true);
+  // An answer that only calls tools has no message item.
+  if (text !== '' || calls.length === 0) {
+    emit('response.output_item.added', {
+      output_index: 0,
+      item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
+    emit('response.content_part.added', {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
+    for (const delta of scriptChunks(script)) {
+      emit('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] }, true);
+    }
+    const part = { type: 'output_text', text, annotations: [] };
+    const item = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+    emit('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] });
+    emit('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part });
+    emit('response.output_item.done', { output_index: 0, item });
+    output.push(item);
   }
-  const text = scriptText(script);
-  const part = { type: 'output_text', text, annotations: [] };
-  const item = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
-  emit('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] });
-  emit('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part });
-  emit('response.output_item.done', { output_index: 0, item });
-  const output: unknown[] = [item];
-  (script.toolCalls ?? []).forEach((call, index) => {
-    const outputIndex = index + 1;
+  calls.forEach((call, index) => {
+    const outputIndex = output.length;
     const callItem = { id: `fc_${responseId}_${index}`, type: 'function_call', status: 'in_progress', call_id: call.id ?? `call_${index}_${responseId}`, name: call.name, arguments: '' };
     emit('response.output_item.added', { output_index: outputIndex, item: callItem });
     for (const delta of argumentChunks(script, call)) {
       emit('response.function_call_arguments.delta', { item_id: callItem.id, output_index: outputIndex, delta }, true);
     }
-    emit('response.function_call_arguments.done', { item_id: callItem.id, output_index: outputIndex, arguments: call.arguments });
-    const done = { ...callItem, status: 'completed', arguments: call.arguments };
+    const args = callArguments(call);
+    emit('response.function_call_arguments.done', { item_id: callItem.id, output_index: outputIndex, arguments: args });
+    const done = { ...callItem, status: 'completed', arguments: args };
     emit('response.output_item.done', { output_index: outputIndex, item: done });
     output.push(done);
   });

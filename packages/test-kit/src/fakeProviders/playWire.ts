@@ -1,6 +1,6 @@
 /**
- * Plays a list of wire events into a sink (an SSE response or a WebSocket), pacing them and
- * injecting the script's mid-stream fault at its position.
+ * Plays a list of wire events into a sink (an SSE response or a WebSocket), pacing them,
+ * injecting the script's mid-stream fault at its position and pausing at its hold.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FakeScript } from './FakeScript';
@@ -23,7 +23,16 @@ export interface WireSink {
 
 export type PlayOutcome = 'completed' | 'client-closed' | 'fault';
 
-export async function playWire(events: WireEvent[], script: FakeScript, sink: WireSink): Promise<PlayOutcome> {
+/**
+ * `hold`: called at the script's `holdAfterChunks`, with the sink's close; playing goes on once
+ * the promise it returns settles.
+ */
+export async function playWire(
+  events: WireEvent[],
+  script: FakeScript,
+  sink: WireSink,
+  hold: (closed: Promise<void>) => Promise<void> = () => Promise.resolve(),
+): Promise<PlayOutcome> {
   const fault = script.fault && script.fault.kind !== 'status' ? script.fault : null;
   const delayMs = script.delayMs ?? (script.tokensPerSecond ? 1_000 / script.tokensPerSecond : 0);
   let textSent = 0;
@@ -56,8 +65,14 @@ export async function playWire(events: WireEvent[], script: FakeScript, sink: Wi
       await Promise.race([delay(delayMs), sink.closed]);
       if (sink.isClosed()) return 'client-closed';
     }
+    // Held before the delta leaves: the client may read it before `send` returns.
+    const held = event.isText && textSent + 1 === script.holdAfterChunks ? hold(sink.closed) : null;
     await sink.send(event);
     if (event.isText && textSent >= 0) textSent++;
+    if (held) {
+      await sink.flush();
+      await held;
+    }
   }
   await sink.flush();
   return sink.isClosed() ? 'client-closed' : 'completed';
