@@ -10,7 +10,11 @@ export const INDEX_ENTRIES_KEY = 'entries';
 /** Name of the Y.Text holding a file's content in its doc. */
 export const FILE_TEXT_KEY = 'content';
 
-export type IndexEntry = { kind: 'file'; fileId: string } | { kind: 'folder' };
+/**
+ * A file or a folder of the tree. `binary` (folder projects): a file kept on disk that is not
+ * text or too large to edit; it shows in the tree with its size and has no document.
+ */
+export type IndexEntry = { kind: 'file'; fileId: string; binary?: true; bytes?: number } | { kind: 'folder' };
 
 export type FileOp =
   | { type: 'file.create'; requestId: number; path: string; kind: 'file' | 'folder' }

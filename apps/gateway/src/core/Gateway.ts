@@ -8,7 +8,7 @@ import { CompletionService, type CompletionConfig } from './complete/CompletionS
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
 import type { GatewayContext, Log } from './GatewayContext';
 import { generateId } from './linkTokens';
-import { LinkService, type CreatedLink, type LinkRequestResult } from './LinkService';
+import { LinkService, type AuthResult, type CreatedLink, type LinkRequestResult } from './LinkService';
 import { Metrics } from './Metrics';
 import type { Connection, PeerSocket } from './PeerSocket';
 import type { Room } from './Room';
@@ -114,6 +114,19 @@ export class Gateway {
    */
   document(workspaceId: string, docId: string): Y.Doc | null {
     return this.rooms.get(workspaceId)?.doc(docId)?.doc ?? null;
+  }
+
+  /**
+   * Keeps a workspace's room loaded (and its docs reachable) until released, for in-process
+   * peers that are not sessions: a folder project syncing the room with a disk.
+   */
+  holdRoom(workspaceId: string): { room: Room; release(): void } | null {
+    return this.rooms.hold(workspaceId);
+  }
+
+  /** What a link token may do in a workspace (REST endpoints that act for a link). */
+  authenticate(workspaceId: string, token: string): AuthResult {
+    return this.links.authenticate(workspaceId, token);
   }
 
   /** Accepts a new socket; the transport forwards its frames and its close to the result. */

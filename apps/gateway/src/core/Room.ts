@@ -38,6 +38,10 @@ export class Room {
   readonly index: LiveDoc;
   /** The agent thread's doc, loaded on first use (most rooms never open it). */
   private threadDoc: LiveDoc | null = null;
+  /** Told of every file doc loaded from now on (a folder project writes each to disk). */
+  readonly docLoaded = new Set<(fileId: string, live: LiveDoc) => void>();
+  /** Told of every file doc dropped (deleted, or the room unloading). */
+  readonly docDropped = new Set<(fileId: string) => void>();
   private readonly files = new Map<string, LiveDoc>();
 
   constructor(
@@ -98,11 +102,18 @@ export class Room {
     if (!this.fileExists(docId)) return null;
     const doc = this.load(docId);
     this.files.set(docId, doc);
+    for (const listener of this.docLoaded) listener(docId, doc);
     return doc;
   }
 
+  /** The file docs loaded now, by file id. */
+  loadedFiles(): ReadonlyMap<string, LiveDoc> {
+    return this.files;
+  }
+
   private fileExists(fileId: string): boolean {
-    return this.pathOf(fileId) !== null;
+    const path = this.pathOf(fileId);
+    return path !== null && !(this.entries.get(path) as { binary?: true } | undefined)?.binary;
   }
 
   pathOf(fileId: string): string | null {
@@ -146,6 +157,17 @@ export class Room {
     this.files.set(fileId, doc);
     if (content) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, content), GATEWAY_ORIGIN);
     this.index.doc.transact(() => this.entries.set(path, { kind: 'file', fileId }), GATEWAY_ORIGIN);
+    for (const listener of this.docLoaded) listener(fileId, doc);
+    return { ok: true, fileId };
+  }
+
+  /** A file that is on disk but not text (a folder project's image, archive, huge log): in the tree, no document. */
+  createBinaryFile(requested: string, bytes: number): OpResult & { fileId?: string } {
+    const path = normalizePath(requested);
+    const checked = this.checkNewPath(path);
+    if (!checked.ok) return checked;
+    const fileId = generateId('f');
+    this.index.doc.transact(() => this.entries.set(path, { kind: 'file', fileId, binary: true, bytes }), GATEWAY_ORIGIN);
     return { ok: true, fileId };
   }
 
@@ -208,6 +230,7 @@ export class Room {
     }
     for (const fileId of removedFiles) this.threadTurn?.fileDeleted(fileId);
     for (const fileId of removedFiles) {
+      for (const listener of this.docDropped) listener(fileId);
       this.files.get(fileId)?.destroy();
       this.files.delete(fileId);
       this.ctx.store.deleteDoc(`${this.workspace.id}/${fileId}`);
@@ -225,6 +248,7 @@ export class Room {
 
   /** Compacts and frees every document; the room must have no sessions. */
   unload(): void {
+    for (const fileId of this.files.keys()) for (const listener of this.docDropped) listener(fileId);
     for (const turn of [...this.turns.values()]) turn.cancel();
     this.threadTurn?.stop('The workspace was unloaded.');
     for (const doc of [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()]) {

@@ -12,6 +12,8 @@ import { Room } from './Room';
 export class RoomRegistry {
   private readonly rooms = new Map<string, Room>();
   private readonly unloadTimers = new Map<string, TimerHandle>();
+  /** Rooms kept loaded with no session (a folder project watches its disk): holders per workspace. */
+  private readonly holds = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -39,7 +41,7 @@ export class RoomRegistry {
   /** Called when a session leaves; starts the idle timer once the room is empty. */
   released(room: Room): void {
     const id = room.workspace.id;
-    if (room.sessions.size > 0 || this.unloadTimers.has(id)) return;
+    if (room.sessions.size > 0 || this.unloadTimers.has(id) || this.holds.has(id)) return;
     this.unloadTimers.set(
       id,
       this.clock.setTimeout(() => {
@@ -47,6 +49,25 @@ export class RoomRegistry {
         if (room.sessions.size === 0 && this.rooms.get(id) === room) this.unload(room);
       }, this.config.idleUnloadMs),
     );
+  }
+
+  /** Keeps a workspace's room loaded until the returned release is called. */
+  hold(workspaceId: string): { room: Room; release(): void } | null {
+    const room = this.get(workspaceId);
+    if (!room) return null;
+    this.holds.set(workspaceId, (this.holds.get(workspaceId) ?? 0) + 1);
+    let released = false;
+    return {
+      room,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.holds.get(workspaceId) ?? 1) - 1;
+        if (left > 0) this.holds.set(workspaceId, left);
+        else this.holds.delete(workspaceId);
+        this.released(room);
+      },
+    };
   }
 
   private cancelUnload(workspaceId: string): void {
