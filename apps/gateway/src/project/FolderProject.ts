@@ -1,0 +1,21 @@
+/**
+ * Folder projects (issue 24): a workspace opened from a folder on the gateway's disk, kept in
+ * sync with it both ways (FolderSync). What the rest of the gateway (REST endpoints) may ask of
+ * one; everything a path names is confined to the folder.
+ */
+export interface FolderProject {
+  readonly workspaceId: string;
+  /** The folder, as its real path. */
+  readonly root: string;
+  /** Writes a file that is not text (an uploaded image); the tree shows it as binary. */
+  writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** A binary file's bytes, or null when there is none at `path` (or it is outside the folder). */
+  readBinary(path: string): Promise<Uint8Array | null>;
+}
+
+/** The folder projects this gateway serves, by workspace. */
+export interface ProjectRegistry {
+  get(workspaceId: string): FolderProject | null;
+}
+
+export const noProjects: ProjectRegistry = { get: () => null };
