@@ -158,6 +158,11 @@ export class LiveDoc {
     if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
   };
 
+  /** No session follows this doc. */
+  get idle(): boolean {
+    return this.subscribers.size === 0;
+  }
+
   /** Whether applying an update of this size would pass the document size limit. */
   wouldExceedLimit(updateBytes: number): boolean {
     return this.storedBytes + updateBytes > this.ctx.config.limits.maxDocBytes;

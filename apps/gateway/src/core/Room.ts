@@ -106,6 +106,21 @@ export class Room {
     return doc;
   }
 
+  /**
+   * Compacts and frees a file's doc when nobody has it open and no turn writes in it (a folder
+   * project reads thousands of files once); the next `doc()` loads it again.
+   */
+  releaseDoc(fileId: string): void {
+    const live = this.files.get(fileId);
+    if (!live || !live.idle) return;
+    for (const turn of this.turns.values()) if (turn.snapshot.fileId === fileId) return;
+    if (this.threadTurn?.snapshot.agentClients[fileId] !== undefined) return;
+    for (const listener of this.docDropped) listener(fileId);
+    live.compact();
+    live.destroy();
+    this.files.delete(fileId);
+  }
+
   /** The file docs loaded now, by file id. */
   loadedFiles(): ReadonlyMap<string, LiveDoc> {
     return this.files;
@@ -145,7 +160,7 @@ export class Room {
   }
 
   /** Creates a file with content; used by seeding and by `file.create`. */
-  createFile(requested: string, content = ''): OpResult & { fileId?: string } {
+  createFile(requested: string, content = '', keepLoaded = true): OpResult & { fileId?: string } {
     const path = normalizePath(requested);
     const checked = this.checkNewPath(path);
     if (!checked.ok) return checked;
@@ -157,6 +172,11 @@ export class Room {
     this.files.set(fileId, doc);
     if (content) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, content), GATEWAY_ORIGIN);
     this.index.doc.transact(() => this.entries.set(path, { kind: 'file', fileId }), GATEWAY_ORIGIN);
+    if (!keepLoaded) {
+      doc.destroy();
+      this.files.delete(fileId);
+      return { ok: true, fileId };
+    }
     for (const listener of this.docLoaded) listener(fileId, doc);
     return { ok: true, fileId };
   }

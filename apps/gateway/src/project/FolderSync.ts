@@ -1,0 +1,346 @@
+import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry } from '@flint/protocol';
+import type * as Y from 'yjs';
+import type { Log } from '../core/GatewayContext';
+import type { LiveDoc } from '../core/LiveDoc';
+import type { Room } from '../core/Room';
+import type { Disk, DiskEvent } from './Disk';
+import { applyText, decodeText, encodeText, mergeText, type TextFormat } from './fileText';
+import type { FolderProject } from './FolderProject';
+
+/** Where the last synced text of each file is kept, so a restart can tell who changed what. */
+export interface SyncBases {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+}
+
+export interface FolderSyncOptions {
+  workspaceId: string;
+  /** The workspace's room, held loaded for as long as the sync runs. */
+  room: Room;
+  disk: Disk & { root: string };
+  bases: SyncBases;
+  log: Log;
+  /** A document's changes reach the disk this long after they stop (default 100 ms). */
+  writeDelayMs?: number;
+}
+
+/** The origin of changes the disk brings into documents and the tree (not written back). */
+export const DISK_ORIGIN = Symbol('flint-disk');
+
+interface Synced {
+  /** The text disk and document last agreed on. */
+  base: string;
+  format: TextFormat;
+  mode: number | undefined;
+}
+
+/**
+ * A folder as one more peer of a workspace (DESIGN §10, issue 24). Documents are the truth
+ * while people are in the room; the disk catches up within `writeDelayMs` (atomic writes, its
+ * line endings, BOM and mode kept). Changes made on disk by anything else arrive as a
+ * three-way merge from the last synced text, applied to the document like a peer's edit, so
+ * nobody's typing is lost. Files created, deleted or renamed on either side follow on the
+ * other. At start, disk and documents are reconciled the same way (a kill -9 between a
+ * document's update and its write loses nothing: the last synced text says who moved).
+ */
+export class FolderSync implements FolderProject {
+  readonly workspaceId: string;
+  readonly root: string;
+  private readonly room: Room;
+  private readonly disk: Disk;
+  private readonly synced = new Map<string, Synced>();
+  private readonly writeTimers = new Map<string, NodeJS.Timeout>();
+  private readonly detach = new Map<string, () => void>();
+  /** fileId → path, as the tree last had it (to see renames and deletes). */
+  private paths = new Map<string, string>();
+  /** Disk work runs one piece at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+  /** Set while this sync changes the room itself: those changes are not echoed to the disk. */
+  private applying = false;
+  private stopWatching: (() => Promise<void>) | null = null;
+  private stopped = false;
+  private readonly writeDelayMs: number;
+
+  constructor(private readonly options: FolderSyncOptions) {
+    this.workspaceId = options.workspaceId;
+    this.root = options.disk.root;
+    this.room = options.room;
+    this.disk = options.disk;
+    this.writeDelayMs = options.writeDelayMs ?? 100;
+  }
+
+  /** Reconciles disk and workspace, then follows both. */
+  async start(): Promise<void> {
+    this.stopWatching = await this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
+    await this.enqueue(() => this.reconcile());
+    this.paths = this.filePaths();
+    this.room.entries.observe(this.onTree);
+    this.room.docLoaded.add(this.attach);
+    this.room.docDropped.add(this.drop);
+    for (const [fileId, live] of this.room.loadedFiles()) this.attach(fileId, live);
+  }
+
+  /** Writes what is pending, then stops following the disk. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.stopWatching?.();
+    this.room.entries.unobserve(this.onTree);
+    this.room.docLoaded.delete(this.attach);
+    this.room.docDropped.delete(this.drop);
+    for (const undo of this.detach.values()) undo();
+    const pending = [...this.writeTimers.keys()];
+    for (const timer of this.writeTimers.values()) clearTimeout(timer);
+    this.writeTimers.clear();
+    for (const fileId of pending) void this.enqueue(() => this.write(fileId));
+    await this.queue;
+  }
+
+  /** Resolves once every pending write has run and the disk work queued so far is done. */
+  async flushed(): Promise<void> {
+    for (;;) {
+      const pending = [...this.writeTimers.keys()];
+      for (const fileId of pending) {
+        this.cancelWrite(fileId);
+        void this.enqueue(() => this.write(fileId));
+      }
+      const queue = this.queue;
+      await queue;
+      if (this.writeTimers.size === 0 && queue === this.queue) return;
+    }
+  }
+
+  private enqueue(work: () => Promise<void> | void): Promise<void> {
+    this.queue = this.queue.then(work).catch((error: unknown) => {
+      this.options.log('error', 'folder sync failed', { root: this.root, error: String(error) });
+    });
+    return this.queue;
+  }
+
+  // ---- start: the disk and the workspace as they are now ----
+
+  private async reconcile(): Promise<void> {
+    const onDisk = new Set<string>();
+    for (const { path } of await this.disk.list()) {
+      if (validatePath(normalizePath(path))) continue;
+      onDisk.add(normalizePath(path));
+      await this.fromDisk(path);
+    }
+    // In the workspace but not on disk: deleted there while we were away, or never written.
+    for (const [path, entry] of [...this.room.entries]) {
+      if (entry.kind !== 'file' || onDisk.has(path) || this.disk.ignored(path)) continue;
+      const base = this.baseOf(entry.fileId);
+      const text = this.textOf(entry.fileId);
+      if (base !== null && (text === null || text === base)) this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
+      else if (text !== null) await this.write(entry.fileId, path);
+    }
+  }
+
+  // ---- disk → workspace ----
+
+  private async onDisk(events: DiskEvent[]): Promise<void> {
+    if (this.stopped) return;
+    // The last event per path decides (a create then a delete is a delete).
+    const last = new Map<string, DiskEvent>();
+    for (const event of events) last.set(normalizePath(event.path), event);
+    for (const [path, event] of last) {
+      if (validatePath(path)) continue;
+      if (event.type === 'delete') this.deletedOnDisk(path);
+      else await this.fromDisk(path);
+    }
+  }
+
+  /** A file on disk is new or changed: bring it into the workspace. */
+  private async fromDisk(path: string): Promise<void> {
+    const file = await this.disk.read(path);
+    if (!file) return;
+    const decoded = decodeText(file.bytes);
+    const entry = this.room.entries.get(path) as IndexEntry | undefined;
+    if (entry?.kind === 'folder') return;
+    if (!decoded) {
+      if (entry?.kind === 'file' && entry.binary && entry.bytes === file.bytes.byteLength) return;
+      this.inRoom(() => {
+        if (entry) this.room.apply({ type: 'file.delete', requestId: 0, path });
+        this.room.createBinaryFile(path, file.bytes.byteLength);
+      });
+      return;
+    }
+    if (!entry || entry.binary) {
+      let fileId: string | undefined;
+      this.inRoom(() => {
+        if (entry) this.room.apply({ type: 'file.delete', requestId: 0, path });
+        // Not kept loaded: a folder of thousands of files would hold a doc per file.
+        fileId = this.room.createFile(path, decoded.text, false).fileId;
+      });
+      if (fileId) this.remember(fileId, decoded.text, decoded.format, file.mode);
+      return;
+    }
+    const fileId = entry.fileId;
+    this.withDoc(fileId, (live) => {
+      const text = live.doc.getText(FILE_TEXT_KEY);
+      const current = text.toString();
+      const base = this.baseOf(fileId);
+      if (decoded.text === base || decoded.text === current) {
+        this.remember(fileId, decoded.text === current ? current : base!, decoded.format, file.mode);
+        if (current !== decoded.text) this.scheduleWrite(fileId);
+        return;
+      }
+      // Never synced before (a workspace opened from this folder for the first time): the disk's text.
+      const merged = base === null ? decoded.text : mergeText(current, base, decoded.text);
+      live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
+      this.remember(fileId, decoded.text, decoded.format, file.mode);
+      if (merged !== decoded.text) this.scheduleWrite(fileId);
+    });
+  }
+
+  /**
+   * Runs `use` on a file's doc, loading it if needed; a doc loaded only for this is freed again
+   * (unless a write to disk is pending for it: the write frees it).
+   */
+  private withDoc<T>(fileId: string, use: (live: LiveDoc) => T): T | null {
+    const loaded = this.room.loadedFiles().has(fileId);
+    const live = this.room.doc(fileId);
+    if (!live) return null;
+    try {
+      return use(live);
+    } finally {
+      if (!loaded && !this.writeTimers.has(fileId)) this.room.releaseDoc(fileId);
+    }
+  }
+
+  private deletedOnDisk(path: string): void {
+    const entry = this.room.entries.get(path) as IndexEntry | undefined;
+    if (entry?.kind !== 'file') return;
+    const text = entry.binary ? null : this.textOf(entry.fileId);
+    const base = this.baseOf(entry.fileId);
+    // Typing the disk never saw is not thrown away: the document is written back.
+    if (text !== null && base !== null && text !== base) return this.scheduleWrite(entry.fileId);
+    this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
+    this.forget(entry.fileId);
+  }
+
+  // ---- workspace → disk ----
+
+  private readonly attach = (fileId: string, live: LiveDoc): void => {
+    if (this.detach.has(fileId)) return;
+    const onUpdate = (_update: Uint8Array, origin: unknown) => {
+      if (origin !== DISK_ORIGIN) this.scheduleWrite(fileId);
+    };
+    live.doc.on('update', onUpdate);
+    this.detach.set(fileId, () => live.doc.off('update', onUpdate));
+  };
+
+  private readonly drop = (fileId: string): void => {
+    this.detach.get(fileId)?.();
+    this.detach.delete(fileId);
+  };
+
+  /** The tree changed: files created, renamed or deleted in the IDE (or by the agent) follow on disk. */
+  private readonly onTree = (_event: Y.YMapEvent<IndexEntry>): void => {
+    const before = this.paths;
+    const after = this.filePaths();
+    this.paths = after;
+    if (this.applying) return;
+    for (const [fileId, path] of after) {
+      const was = before.get(fileId);
+      if (was === undefined) this.scheduleWrite(fileId, 0);
+      else if (was !== path) void this.enqueue(() => this.disk.rename(was, path));
+    }
+    for (const [fileId, path] of before) {
+      if (after.has(fileId)) continue;
+      this.cancelWrite(fileId);
+      this.forget(fileId);
+      void this.enqueue(() => this.disk.remove(path));
+    }
+  };
+
+  private scheduleWrite(fileId: string, delayMs = this.writeDelayMs): void {
+    if (this.stopped) return;
+    this.cancelWrite(fileId);
+    this.writeTimers.set(
+      fileId,
+      setTimeout(() => {
+        this.writeTimers.delete(fileId);
+        void this.enqueue(() => this.write(fileId));
+      }, delayMs),
+    );
+  }
+
+  private cancelWrite(fileId: string): void {
+    const timer = this.writeTimers.get(fileId);
+    if (timer !== undefined) clearTimeout(timer);
+    this.writeTimers.delete(fileId);
+  }
+
+  /** Writes a document to its file, unless the disk already has its text. */
+  private async write(fileId: string, path = this.room.pathOf(fileId)): Promise<void> {
+    if (path === null) return;
+    const entry = this.room.entries.get(path) as IndexEntry | undefined;
+    if (entry?.kind !== 'file' || entry.binary) return;
+    const text = this.textOf(fileId);
+    if (text === null) return;
+    const synced = this.synced.get(fileId);
+    if (synced && synced.base === text) return;
+    const format = synced?.format ?? { bom: false, crlf: false };
+    await this.disk.write(path, encodeText(text, format), synced?.mode);
+    this.remember(fileId, text, format, synced?.mode);
+  }
+
+  // ---- what a FolderProject offers REST ----
+
+  async writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }> {
+    const normalized = normalizePath(path);
+    if (validatePath(normalized) || this.disk.ignored(normalized)) return { ok: false, message: `"${path}" cannot be written in this folder.` };
+    await this.enqueue(async () => {
+      await this.disk.write(normalized, bytes);
+      await this.fromDisk(normalized);
+    });
+    return { ok: true };
+  }
+
+  async readBinary(path: string): Promise<Uint8Array | null> {
+    const normalized = normalizePath(path);
+    if (validatePath(normalized)) return null;
+    return (await this.disk.read(normalized))?.bytes ?? null;
+  }
+
+  // ---- bookkeeping ----
+
+  private filePaths(): Map<string, string> {
+    const paths = new Map<string, string>();
+    for (const [path, entry] of this.room.entries) if (entry.kind === 'file') paths.set(entry.fileId, path);
+    return paths;
+  }
+
+  private textOf(fileId: string): string | null {
+    return this.withDoc(fileId, (live) => live.doc.getText(FILE_TEXT_KEY).toString());
+  }
+
+  private baseKey(fileId: string): string {
+    return `folder-base:${this.workspaceId}:${fileId}`;
+  }
+
+  private baseOf(fileId: string): string | null {
+    return this.synced.get(fileId)?.base ?? this.options.bases.get(this.baseKey(fileId));
+  }
+
+  private remember(fileId: string, base: string, format: TextFormat, mode: number | undefined): void {
+    const previous = this.synced.get(fileId);
+    this.synced.set(fileId, { base, format, mode: mode ?? previous?.mode });
+    if (previous?.base !== base) this.options.bases.set(this.baseKey(fileId), base);
+  }
+
+  private forget(fileId: string): void {
+    this.synced.delete(fileId);
+  }
+
+  private inRoom(change: () => void): void {
+    this.applying = true;
+    try {
+      change();
+    } finally {
+      this.applying = false;
+    }
+    this.paths = this.filePaths();
+  }
+}

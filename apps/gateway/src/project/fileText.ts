@@ -1,0 +1,86 @@
+import { diff3Merge, diffPatch } from 'node-diff3';
+import type * as Y from 'yjs';
+
+/** How a text file is spelled on disk, kept so a write gives it back the same way. */
+export interface TextFormat {
+  bom: boolean;
+  crlf: boolean;
+}
+
+/** Files past this many bytes stay on disk as binary: they are not opened as text. */
+export const maxTextBytes = 1024 * 1024;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const bomBytes = [0xef, 0xbb, 0xbf];
+
+/**
+ * The text of a file's bytes, and how it is spelled; null when it is not text we edit (a NUL in
+ * its first 8 KB, invalid UTF-8, or larger than `maxTextBytes`).
+ */
+export function decodeText(bytes: Uint8Array): { text: string; format: TextFormat } | null {
+  if (bytes.byteLength > maxTextBytes || bytes.subarray(0, 8192).includes(0)) return null;
+  const bom = bomBytes.every((byte, i) => bytes[i] === byte);
+  let text: string;
+  try {
+    text = utf8.decode(bom ? bytes.subarray(3) : bytes);
+  } catch {
+    return null;
+  }
+  // A file is CRLF when most of its line breaks are: the editor works in LF, writes give CRLF back.
+  const crlfCount = text.split('\r\n').length - 1;
+  const lfCount = text.split('\n').length - 1;
+  const crlf = crlfCount > 0 && crlfCount * 2 >= lfCount;
+  return { text: crlf ? text.replace(/\r\n/g, '\n') : text, format: { bom, crlf } };
+}
+
+export function encodeText(text: string, format: TextFormat): Uint8Array {
+  const body = new TextEncoder().encode(format.crlf ? text.replace(/\n/g, '\r\n') : text);
+  if (!format.bom) return body;
+  const out = new Uint8Array(body.byteLength + 3);
+  out.set(bomBytes, 0);
+  out.set(body, 3);
+  return out;
+}
+
+/** Lines with their line breaks, so joining them gives the text back exactly. */
+function lines(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+/**
+ * Three-way merge, line by line, of what the document and the disk each did since `base` (the
+ * text both last agreed on). Where both changed the same lines, the document wins: it is the
+ * truth while people are in the room (issue 24), and nobody's typing is lost.
+ */
+export function mergeText(doc: string, base: string, disk: string): string {
+  if (doc === base) return disk;
+  if (disk === base || disk === doc) return doc;
+  return diff3Merge(lines(doc), lines(base), lines(disk), { excludeFalseConflicts: true })
+    .map((region) => (region.ok ?? region.conflict!.a).join(''))
+    .join('');
+}
+
+/**
+ * Turns `text` into `target` with line-sized edits (unchanged lines are not touched, so people's
+ * cursors and the agent's hunks on them stay), last edit first so offsets hold.
+ */
+export function applyText(text: Y.Text, target: string): void {
+  const current = text.toString();
+  if (current === target) return;
+  const from = lines(current);
+  const starts: number[] = [];
+  let at = 0;
+  for (const line of from) {
+    starts.push(at);
+    at += line.length;
+  }
+  starts.push(at);
+  const patches = diffPatch(from, lines(target));
+  for (let i = patches.length - 1; i >= 0; i--) {
+    const { buffer1, buffer2 } = patches[i]!;
+    const start = starts[buffer1.offset]!;
+    const end = starts[buffer1.offset + buffer1.length]!;
+    if (end > start) text.delete(start, end - start);
+    const insert = buffer2.chunk.join('');
+    if (insert) text.insert(start, insert);
+  }
+}
