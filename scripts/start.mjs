@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm start`: install on first run, build the web app when its sources changed, serve.
 // Plain JavaScript on purpose: it runs before dependencies (tsx, TypeScript) are installed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -41,9 +42,12 @@ if (!existsSync(builtMarker) || statSync(builtMarker).mtimeMs < sources) {
   run(npm, ['run', 'build']);
 }
 
-const gateway = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', 'gateway', 'src', 'main.ts')], {
+// Arguments go to the gateway (`npm start -- ./project`, `flint --port 4000 ./project`); a
+// relative folder means relative to where the command was typed (npm runs scripts from the root).
+const gateway = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', 'gateway', 'src', 'main.ts'), ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
+  env: { ...process.env, FLINT_INVOKED_FROM: process.env.INIT_CWD ?? process.cwd() },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => gateway.kill(signal));
 gateway.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,12 +1,17 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { readiness, type ModelRouter } from './core/agent/ModelRouter';
 import { Gateway } from './core/Gateway';
+import { defaultConfig } from './core/GatewayConfig';
 import type { Log } from './core/GatewayContext';
 import { editByInfill } from './models/embedded/editByInfill';
 import { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
 import { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
+import { NodeDisk } from './project/Disk';
+import { FolderSync } from './project/FolderSync';
 import { demoWorkspaceFiles } from './seed/demoWorkspace';
 import { SqliteStore } from './storage/SqliteStore';
 import { startServer } from './transport/httpServer';
@@ -16,9 +21,39 @@ import { systemClock } from './transport/systemClock';
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
 const here = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
+
+const usage = `Usage: flint [--port N] [--host H] [folder]
+  folder   open this folder as a workspace, kept in sync with the disk both ways
+           (without it: the demo workspace)`;
+let args: ReturnType<typeof parseCommandLine>;
+function parseCommandLine() {
+  return parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+}
+try {
+  args = parseCommandLine();
+} catch (error) {
+  console.error(`${(error as Error).message}\n${usage}`);
+  process.exit(2);
+}
+if (args.values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+if (args.positionals.length > 1) {
+  console.error(`Open one folder at a time.\n${usage}`);
+  process.exit(2);
+}
+/** Where the command was typed (`npm start` runs us from the repository root). */
+const invokedFrom = env.FLINT_INVOKED_FROM ?? process.cwd();
+const folderArg = args.positionals[0] ?? null;
+
 const dataDir = resolve(env.FLINT_DATA_DIR ?? '.flint-data');
-const port = Number(env.PORT ?? 3000);
-const host = env.FLINT_HOST ?? '127.0.0.1';
+const port = Number(args.values.port ?? env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`--port must be a port number (0–65535), not "${args.values.port ?? env.PORT}".`);
+  process.exit(2);
+}
+const host = args.values.host ?? env.FLINT_HOST ?? '127.0.0.1';
 const webRoot = resolve(env.FLINT_WEB_ROOT ?? join(here, '../../web/dist'));
 const allowedOrigins = env.FLINT_ALLOWED_ORIGINS ? env.FLINT_ALLOWED_ORIGINS.split(',').map((o) => o.trim()) : null;
 const publicUrl = env.FLINT_PUBLIC_URL?.replace(/\/$/, '') ?? null;
@@ -76,7 +111,9 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
 mkdirSync(dataDir, { recursive: true });
 const store = new SqliteStore(join(dataDir, 'flint.sqlite'));
 const models = loadModels();
-const gateway = new Gateway({ store, clock: systemClock, log, models: models.router });
+// A real project may hold many more files than the demo's limit.
+const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
+const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config });
 
 /**
  * Seeds the demo workspace once. Its owner token is kept in the data folder (mode 0600), the
@@ -95,15 +132,53 @@ function demoOwnerLink(origin: string): string {
   return linkUrl(origin, workspaceId, readFileSync(tokenFile, 'utf8').trim());
 }
 
+/**
+ * Opens a folder as a workspace (issue 24): one workspace per folder, found again on the next
+ * start (its owner token kept like the demo's), synced with the disk both ways.
+ */
+async function openFolder(folder: string): Promise<{ sync: FolderSync; release(): void; name: string; workspaceId: string; token: string }> {
+  let disk: NodeDisk;
+  try {
+    disk = await NodeDisk.open(resolve(invokedFrom, folder));
+  } catch (error) {
+    console.error(`Cannot open ${folder}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such folder' : (error as Error).message}.`);
+    process.exit(2);
+  }
+  const key = `folder-workspace:${disk.root}`;
+  const tokenFile = join(dataDir, `folder-${createHash('sha256').update(disk.root).digest('hex').slice(0, 16)}-owner-token`);
+  let workspaceId = store.getMeta(key);
+  if (!workspaceId || !gateway.workspaceExists(workspaceId) || !existsSync(tokenFile)) {
+    const created = gateway.createWorkspace(basename(disk.root) || disk.root);
+    workspaceId = created.workspaceId;
+    store.setMeta(key, workspaceId);
+    writeFileSync(tokenFile, created.owner.token, { mode: 0o600 });
+    chmodSync(tokenFile, 0o600);
+  }
+  const held = gateway.holdRoom(workspaceId)!;
+  const sync = new FolderSync({ workspaceId, room: held.room, disk, bases: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) }, log });
+  const started = Date.now();
+  await sync.start();
+  log('info', 'folder opened', { root: disk.root, files: held.room.entries.size, ms: Date.now() - started });
+  return { sync, release: () => held.release(), name: disk.root, workspaceId, token: readFileSync(tokenFile, 'utf8').trim() };
+}
+
+const folder = folderArg ? await openFolder(folderArg) : null;
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, readiness: () => readiness(models.router) });
-const demoUrl = demoOwnerLink(running.url);
-console.log(`\n  Flint is running at ${running.url}\n  Demo workspace (owner link): ${demoUrl}\n  Data: ${dataDir}\n`);
+if (folder) {
+  console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
+} else {
+  const demoUrl = demoOwnerLink(running.url);
+  console.log(`\n  Flint is running at ${running.url}\n  Demo workspace (owner link): ${demoUrl}\n  Data: ${dataDir}\n`);
+}
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log('info', 'shutting down', { signal });
+  // What people typed reaches the disk before the process goes.
+  await folder?.sync.stop();
+  folder?.release();
   await running.close();
   await models.close();
   store.close();
