@@ -155,6 +155,22 @@ describe('Gateway: collaboration', () => {
     expect(aliceText.toString().match(/export/g)).toHaveLength(1);
   });
 
+  it('a tab that opens a file just as someone deletes it keeps its connection (found by the folder property test)', async () => {
+    const { h, workspaceId, ownerToken, editorToken } = setup({ 'a.ts': 'a', 'b.ts': 'b' });
+    const alice = h.client(workspaceId, ownerToken);
+    const bob = h.client(workspaceId, editorToken);
+    h.flush();
+    const doomed = fileIdOf(bob, 'a.ts');
+    void alice.request({ type: 'file.delete', path: 'a.ts' });
+    bob.openDoc(doomed); // its index does not know yet: sync step 1 and awareness go out
+    bob.openDoc(doomed).awareness.setLocalStateField('user', { name: 'Bob' });
+    h.flush();
+    expect(bob.status.kind).toBe('open');
+    const b = textOf(bob, fileIdOf(bob, 'b.ts'));
+    h.flush();
+    expect(b.toString()).toBe('b');
+  });
+
   it('answers ping with pong so the client knows its round-trip time', () => {
     const { h, workspaceId, ownerToken } = setup();
     const client = h.client(workspaceId, ownerToken);

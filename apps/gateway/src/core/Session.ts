@@ -363,7 +363,10 @@ export class Session implements Connection, RoomSession {
 
   private awareness(docId: string, payload: Uint8Array, room: Room): void {
     const doc = room.doc(docId);
-    if (!doc || !this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'awareness before sync step 1');
+    // A file deleted just as this tab opened it: its sync step 1 was answered `doc.missing`, and
+    // the awareness that followed it is dropped, not a protocol error.
+    if (!doc) return;
+    if (!this.docs.has(doc)) return this.close(CloseCode.MalformedFrame, 'awareness before sync step 1');
     const result = doc.awareness.apply(payload, this, (state) => restampState(state, (user) => this.presentAs(user, room)));
     if ('refused' in result) return this.close(CloseCode.MalformedFrame, result.refused);
     doc.broadcastAwareness(result, this);
