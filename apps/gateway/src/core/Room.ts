@@ -18,6 +18,7 @@ import { generateId } from './linkTokens';
 import { GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
 import type { Turn } from './agent/Turn';
+import { ThreadLog } from './thread/ThreadLog';
 import type { ThreadTurn } from './thread/ThreadTurn';
 
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
@@ -84,7 +85,10 @@ export class Room {
 
   /** The workspace's agent thread (only the gateway writes it). */
   get thread(): LiveDoc {
-    return (this.threadDoc ??= this.load(THREAD_DOC_ID));
+    if (this.threadDoc) return this.threadDoc;
+    this.threadDoc = this.load(THREAD_DOC_ID);
+    new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now()).closeInterrupted();
+    return this.threadDoc;
   }
 
   /** The file id at a path, or null. */
@@ -270,7 +274,7 @@ export class Room {
   unload(): void {
     for (const fileId of this.files.keys()) for (const listener of this.docDropped) listener(fileId);
     for (const turn of [...this.turns.values()]) turn.cancel();
-    this.threadTurn?.stop('The workspace was unloaded.');
+    this.threadTurn?.stopNow();
     for (const doc of [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()]) {
       doc.compact();
       doc.destroy();

@@ -88,6 +88,23 @@ export class ThreadLog {
     return [...this.turns.values()].sort((a, b) => a.startedAt - b.startedAt);
   }
 
+  /**
+   * Turns a loaded thread still shows as streaming were cut off by a restart (no turn runs in a
+   * room that was just loaded): they end as failed, saying what happened to their edits.
+   */
+  closeInterrupted(): void {
+    const stale = [...this.turns.values()].filter((turn) => turn.status === 'streaming');
+    if (stale.length === 0) return;
+    const message = 'The gateway restarted while this turn ran. What it wrote before that is in the files for review.';
+    this.transact(() => {
+      for (const turn of stale) {
+        this.turns.set(turn.turnId, { ...turn, status: 'failed', endedAt: this.now(), error: { code: 'internal', message } });
+        for (const entry of this.messages) if (entry.get('turnId') === turn.turnId && entry.get('status') === 'running') entry.set('status', 'failed');
+      }
+    });
+    this.append({ kind: 'notice', turnId: stale[stale.length - 1]!.turnId, level: 'error' }, message);
+  }
+
   private find(id: string): Y.Map<unknown> | null {
     // Recent messages are the ones written to: search from the end.
     for (let i = this.messages.length - 1; i >= 0; i--) {

@@ -105,6 +105,21 @@ export class ThreadTurn {
     if (!this.generation) this.finish('cancelled', null);
   }
 
+  /**
+   * Ends the turn at once, before the room's docs go (the room unloads): what it wrote stays,
+   * the record says cancelled. The provider's stream is aborted and its end ignored.
+   */
+  stopNow(): void {
+    if (this.ended) return;
+    this.stopReason ??= 'Stopped.';
+    this.generation?.abort();
+    if (this.step) {
+      this.flush();
+      this.endStep(true);
+    }
+    this.finish('cancelled', null);
+  }
+
   /** A file the turn writes was deleted: its patch streams stop writing there. */
   fileDeleted(fileId: string): void {
     if (this.cursorFile === fileId) this.cursorFile = null;
@@ -159,11 +174,13 @@ export class ThreadTurn {
     } catch (error) {
       // A failure mid-answer: what arrived is applied and kept, like an interruption.
       this.generation = null;
+      if (this.ended) return 'stopped';
       this.flush();
       this.endStep(true);
       throw error;
     }
     this.generation = null;
+    if (this.ended) return 'stopped';
     const interrupted = generation.signal.aborted || this.stopReason !== null;
     this.flush();
     this.endStep(interrupted);

@@ -361,4 +361,37 @@ describe('the agent thread', () => {
     expect(view.messages.at(-1)).toMatchObject({ kind: 'notice', text: 'Stopped by Someone; 1 queued message was not sent.' });
     expect(ctx.provider.requests).toHaveLength(1);
   });
+
+  it('a turn cut off by a restart ends as failed, with what it wrote kept for review', async () => {
+    const ctx = setup();
+    const json = JSON.stringify({ patch: twoFilePatch });
+    ctx.provider.answer(...call(0, 'apply_patch', { patch: '' }).slice(0, 1), { type: 'tool-call-delta', index: 0, arguments: json.slice(0, json.indexOf('dueDate?') + 20) }, 'pause');
+    await send(ctx, 'alice', 'add a dueDate');
+    await run(ctx, 10);
+    ctx.h.restart();
+    const carol = ctx.h.client(ctx.ws.workspaceId, ctx.ws.owner.token);
+    ctx.h.flush();
+    const thread = carol.openThread();
+    const task = textOf(carol, fileIdOf(carol, 'src/task.ts'));
+    ctx.h.flush();
+    const view = readThread(thread.doc);
+    expect(view.turns[0]).toMatchObject({ status: 'failed', error: { code: 'internal' } });
+    expect(view.messages.find((m) => m.kind === 'tool')?.status).toBe('failed');
+    expect(view.messages.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: expect.stringMatching(/restarted while this turn ran/) });
+    expect(task.toString()).toContain('dueDate?: string;');
+    // And the thread takes the next message.
+    ctx.provider.answer(text('Back.'));
+    expect((await (async () => { const r = carol.threadSend({ text: 'again' }); await run(ctx, 10); return r; })()).ok).toBe(true);
+  });
+
+  it('a room that unloads mid-turn ends the turn first, as cancelled', async () => {
+    const ctx = setup();
+    ctx.provider.answer(text('thinking'), 'pause');
+    await send(ctx, 'alice', 'go');
+    await run(ctx, 5);
+    const room = (ctx.h.gateway as unknown as { rooms: { get(id: string): { unload(): void; thread: { doc: import('yjs').Doc } } } }).rooms.get(ctx.ws.workspaceId)!;
+    const doc = room.thread.doc;
+    room.unload();
+    expect(readThread(doc).turns[0]!.status).toBe('cancelled');
+  });
 });
