@@ -175,6 +175,30 @@ describe('PatchStream', () => {
     expect(ws.text('a.ts')!.startsWith('one\n')).toBe(true);
   });
 
+  it('an added line cut mid-way by an interruption is ended with its line break, and counted', () => {
+    const ws = workspace({ 'a.ts': 'export function f() {\n  return 1;\n}\n' });
+    const patchStream = new PatchStream('t1', ws.target, quiet);
+    patchStream.push('*** Begin Patch\n*** Update File: a.ts\n@@\n export function f() {\n+  /** A due d');
+    patchStream.interrupt();
+    expect(ws.text('a.ts')).toBe('export function f() {\n  /** A due d\n  return 1;\n}\n');
+    expect(patchStream.summary()).toBe('updated a.ts (+1 -0)');
+  });
+
+  it('a hunk whose added lines come before its context is placed by the context after them', () => {
+    const { text, patchStream } = stream('*** Begin Patch\n*** Update File: a.ts\n@@\n+// first\n one\n two\n*** End Patch\n', { 'a.ts': 'zero\none\ntwo\n' });
+    expect(patchStream.failures).toEqual([]);
+    expect(text('a.ts')).toBe('zero\n// first\none\ntwo\n');
+  });
+
+  it('a hunk placed but stopped before it changed anything is not reported as a changed file', () => {
+    const ws = workspace({ 'a.ts': 'one\ntwo\n', 'b.ts': 'x\n' });
+    const patchStream = new PatchStream('t1', ws.target, quiet);
+    patchStream.push('*** Begin Patch\n*** Update File: b.ts\n@@\n-x\n+y\n*** Update File: a.ts\n@@\n one\n');
+    patchStream.interrupt();
+    expect(patchStream.summary()).toBe('updated b.ts (+1 -1)');
+    expect(patchStream.changed().map((c) => c.path)).toEqual(['b.ts']);
+  });
+
   it('refuses to add a file that exists and to update one that does not', () => {
     const { text, patchStream } = stream('*** Begin Patch\n*** Add File: a.ts\n+new\n*** Update File: b.ts\n@@\n x\n+y\n*** End Patch\n', { 'a.ts': 'old\n' });
     expect(text('a.ts')).toBe('old\n');

@@ -59,6 +59,8 @@ interface LiveHunk {
   /** Added text given to `diff`, and how much of it the diff has committed (the rest is provisional). */
   pushed: string;
   committed: number;
+  /** The last added text stopped inside a line. */
+  midLine: boolean;
   added: number;
   removedLines: number;
 }
@@ -133,6 +135,9 @@ export class PatchStream {
     this.stopped = true;
     const live = this.hunk?.live;
     if (live) {
+      // An added line cut mid-way is ended with its line break: glued to the next original
+      // line it would turn that line into something no one wrote (half a comment, say).
+      if (live.midLine) this.liveAdded(live, '\n');
       if (live.diff) live.ops.push(...live.diff.finish({ keepRest: true }));
       live.diff = null;
       live.removed = '';
@@ -151,9 +156,14 @@ export class PatchStream {
     return live && !this.stopped ? live.pushed.slice(live.committed) : '';
   }
 
+  /** The files the patch changed (a hunk placed but interrupted before it changed anything is not one). */
+  changed(): ThreadFileChange[] {
+    return [...this.changes.values()].filter((change) => change.added > 0 || change.removed > 0 || change.created || change.deleted);
+  }
+
   /** What the patch did, for the model: one line per file, then every failure. */
   summary(): string {
-    const lines = [...this.changes.values()].map((change) => {
+    const lines = this.changed().map((change) => {
       const what = change.created ? 'created' : change.deleted ? 'deleted' : 'updated';
       return `${what} ${change.path} (+${change.added} -${change.removed})`;
     });
@@ -242,7 +252,9 @@ export class PatchStream {
     if (!hunk || hunk.failed) return;
     if (hunk.live) return this.liveAdded(hunk.live, text);
     hunk.items.push({ kind: 'added', text });
-    if (hunk.triedAt === hunk.oldLines.length) return;
+    // With no old line yet there is nothing to place it by ([R12]'s "at the end" is for a hunk
+    // that has none at all): the lines after the added ones will say where it goes.
+    if (hunk.oldLines.length === 0 || hunk.triedAt === hunk.oldLines.length) return;
     hunk.triedAt = hunk.oldLines.length;
     // Placed as soon as the old lines so far match once; ambiguous: wait for more of them.
     this.tryPlace(hunk, false, false);
@@ -290,7 +302,7 @@ export class PatchStream {
     if (!seq) this.seqs.set(doc, (seq = { next: 0 }));
     const original = text.slice(start);
     const applier = new EditApplier(this.target.peerOf(doc), this.turnId, original, start, seq);
-    hunk.live = { applier, original, cursor: 0, ops: [], removed: '', diff: null, pushed: '', committed: 0, added: 0, removedLines: 0 };
+    hunk.live = { applier, original, cursor: 0, ops: [], removed: '', diff: null, pushed: '', committed: 0, midLine: false, added: 0, removedLines: 0 };
     const leading = hunk.items.findIndex((item) => item.kind !== 'context');
     const line = firstLine + 1 + (leading === -1 ? hunk.items.length : leading);
     const change = this.changes.get(file.fileId!);
@@ -330,6 +342,7 @@ export class PatchStream {
     live.pushed += text;
     for (const op of ops) live.committed += op.type === 'insert' ? op.text.length : op.type === 'keep' ? op.length : 0;
     live.ops.push(...ops);
+    live.midLine = !text.endsWith('\n');
     const lines = countLines(text);
     live.added += lines;
     if (lines > 0) this.bump(lines, 0);

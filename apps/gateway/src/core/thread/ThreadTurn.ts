@@ -375,7 +375,7 @@ export class ThreadTurn {
   private endPatch(stream: PatchStream, stepId: string, interrupted: boolean, argumentError: string | null): void {
     if (interrupted) stream.interrupt();
     else stream.finish();
-    const changes = [...stream.changes.values()];
+    const changes = stream.changed();
     const added = changes.reduce((n, c) => n + c.added, 0);
     const removed = changes.reduce((n, c) => n + c.removed, 0);
     const files = changes.length === 1 ? changes[0]!.path : `${changes.length} files`;
@@ -442,7 +442,7 @@ export class ThreadTurn {
   private files(): void {
     const byFile = new Map<string, ThreadFileChange>();
     for (const stream of this.patches) {
-      for (const change of stream.changes.values()) {
+      for (const change of stream.changed()) {
         const seen = byFile.get(change.fileId);
         byFile.set(
           change.fileId,
