@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../../models/ModelProvider';
 import { ProviderError } from '../../models/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
+import { defaultConfig } from '../GatewayConfig';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { drain } from '../agent/ScriptedProvider';
 import { fileIdOf, Harness, hello, textOf } from '../testHarness';
@@ -85,12 +86,12 @@ const twoFilePatch = `*** Begin Patch
 *** End Patch
 `;
 
-function setup(options: { supportsTools?: boolean; kind?: string; contextTokens?: number; files?: Record<string, string> } = {}) {
+function setup(options: { supportsTools?: boolean; kind?: string; contextTokens?: number; files?: Record<string, string>; agent?: Partial<typeof defaultConfig.agent> } = {}) {
   const provider = new ToolScript();
   if (options.kind) (provider as { kind: string }).kind = options.kind;
   const models: ModelRouter = () => ({ provider, model: 'spark-test', contextTokens: options.contextTokens ?? 128_000, supportsPrediction: false, supportsTools: options.supportsTools ?? true });
   const store = new SqliteStore(':memory:');
-  const h = new Harness(store, {}, models, new FakeClock());
+  const h = new Harness(store, { agent: { ...defaultConfig.agent, ...options.agent } }, models, new FakeClock());
   const ws = h.gateway.createWorkspace('Thread', { 'src/task.ts': taskTs, 'src/format.ts': formatTs, ...options.files });
   const editor = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
   const viewer = h.gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
@@ -393,5 +394,29 @@ describe('the agent thread', () => {
     const doc = room.thread.doc;
     room.unload();
     expect(readThread(doc).turns[0]!.status).toBe('cancelled');
+  });
+
+  it('stops at the turn\'s token budget and its tool-call budget, saying which', async () => {
+    const tokens = setup({ agent: { threadTokensPerTurn: 150 } });
+    tokens.provider.answer(...call(0, 'list_files', {})).answer(...call(0, 'read_file', { path: 'src/task.ts' })).answer(text('never'));
+    await send(tokens, 'alice', 'go');
+    await run(tokens, 30);
+    expect(tokens.view().turns[0]).toMatchObject({ status: 'cancelled', steps: 2 });
+    expect(tokens.view().messages.at(-1)).toMatchObject({ kind: 'notice', text: expect.stringMatching(/used 220 tokens, the most one turn may use/) });
+
+    const calls = setup({ agent: { threadToolCallsPerTurn: 2 } });
+    calls.provider.answer(...call(0, 'list_files', {}), ...call(1, 'read_file', { path: 'src/task.ts' })).answer(...call(0, 'search', { query: 'x' }));
+    await send(calls, 'alice', 'go');
+    await run(calls, 30);
+    expect(calls.view().turns[0]).toMatchObject({ status: 'done', toolCalls: 2, error: { code: 'guardrail' } });
+    expect(calls.view().messages.at(-1)?.text).toMatch(/made 2 tool calls, the most one turn may make/);
+  });
+
+  it('refuses a blank message and a second thread.stop with a clear answer', async () => {
+    const ctx = setup();
+    expect(await send(ctx, 'alice', '   ')).toMatchObject({ ok: false, code: 'invalid_message' });
+    const stop = ctx.alice.threadStop();
+    await run(ctx, 3);
+    expect(await stop).toMatchObject({ ok: false, code: 'not_found' });
   });
 });
