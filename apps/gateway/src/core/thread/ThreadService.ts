@@ -32,7 +32,7 @@ interface Queued {
 }
 
 const demoNotice =
-  'This workspace runs the bundled demo model: it fills in code-looking text and does not follow instructions, so its answers will not make sense. The thread, its tool loop and the live edits still run end to end. To get a real agent, connect a model (README, "Connect a model": OPENAI_API_KEY, or FLINT_PROVIDER with a base URL).';
+  'This workspace runs the bundled demo model: it fills in code-looking text and does not follow instructions, so its answers will not make sense. The thread, its tool loop and the live edits still run end to end. To get a real agent, connect a model: see "Point Flint at a model" in the README (OPENAI_API_KEY, or OPENAI_BASE_URL for Cerebras, Groq, Ollama, llama-server).';
 
 /**
  * The workspace's agent thread (issue 23): takes people's messages, runs one turn at a time per
