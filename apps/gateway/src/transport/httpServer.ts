@@ -6,6 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { noModels, readiness as readinessOf, type Readiness } from '../core/agent/ModelRouter';
 import type { Gateway } from '../core/Gateway';
 import type { Log } from '../core/GatewayContext';
+import type { ProjectRegistry } from '../project/FolderProject';
 import { createHostCheck } from './hostCheck';
 import { createRestApi } from './restApi';
 import { securityHeaders } from './securityHeaders';
@@ -25,6 +26,8 @@ export interface ServerOptions {
   log: Log;
   /** What `/readyz` reports: the core's `readiness` of the gateway's routes. Unset: no models. */
   readiness?: () => Readiness;
+  /** The folder projects this gateway serves (issue 24), for the project REST routes. Unset: none. */
+  projects?: ProjectRegistry;
 }
 
 export interface RunningServer {
@@ -101,7 +104,7 @@ class FlintWebSocket extends WebSocket {
 export function startServer(options: ServerOptions): Promise<RunningServer> {
   const { gateway, log } = options;
   const serveStatic = createStaticHandler(options.webRoot);
-  const restApi = createRestApi(gateway, { publicUrl: options.publicUrl, createToken: options.createToken ?? null });
+  const restApi = createRestApi(gateway, { publicUrl: options.publicUrl, createToken: options.createToken ?? null, projects: options.projects, log });
   const hostAllowed = createHostCheck({ bindHost: options.host, publicUrl: options.publicUrl, allowedOrigins: options.allowedOrigins });
   gateway.metrics.describe('flint_host_refused_total', 'HTTP requests and WebSocket upgrades refused for a Host that is not the gateway (DNS rebinding).');
 

@@ -2,6 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Role } from '@flint/protocol';
 import type { Gateway } from '../core/Gateway';
+import type { Log } from '../core/GatewayContext';
+import { noProjects, type ProjectRegistry } from '../project/FolderProject';
+import { createProjectApi } from './projectApi';
 import type { LinkRecord } from '../storage/Store';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 
@@ -90,14 +93,20 @@ export interface RestApiOptions {
   publicUrl: string | null;
   /** When set, only a request bearing it may create a workspace; link routes need a link token. */
   createToken: string | null;
+  /** Folder projects (issue 24): what git sees, zip download and upload. Unset: none. */
+  projects?: ProjectRegistry;
+  log?: Log;
 }
 
 /**
- * The REST API: create a workspace; create, list and revoke links. Returns false when the path
- * is not an API route.
+ * The REST API: create a workspace; create, list and revoke links; the project routes
+ * (projectApi.ts). Returns false when the path is not an API route.
  */
-export function createRestApi(gateway: Gateway, { publicUrl, createToken }: RestApiOptions) {
+export function createRestApi(gateway: Gateway, { publicUrl, createToken, projects = noProjects, log = () => {} }: RestApiOptions) {
+  const projectApi = createProjectApi(gateway, { projects, log });
   async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+    // Before the JSON-only rule below: an upload's body is a zip (its own type, which browsers preflight too).
+    if (await projectApi(req, res, pathname)) return true;
     if (pathname === '/api/workspaces' && req.method === 'POST') {
       if (createToken !== null && !sameSecret(bearer(req, createTokenMessage), createToken)) {
         throw new HttpError(401, createTokenMessage);

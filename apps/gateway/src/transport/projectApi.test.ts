@@ -1,0 +1,316 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
+import { FILE_TEXT_KEY } from '@flint/protocol';
+import { strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Gateway } from '../core/Gateway';
+import { defaultConfig } from '../core/GatewayConfig';
+import type { FolderProject, ProjectRegistry } from '../project/FolderProject';
+import { SqliteStore } from '../storage/SqliteStore';
+import { startServer, type RunningServer } from './httpServer';
+import { attachmentHeader, readZip } from './projectApi';
+import { systemClock } from './systemClock';
+
+/** The project routes over real sockets on port 0, with real git in temporary folders. */
+const made: string[] = [];
+const servers: RunningServer[] = [];
+const projects = new Map<string, FolderProject>();
+const registry: ProjectRegistry = { get: (id) => projects.get(id) ?? null };
+let gateway: Gateway;
+let base: string;
+
+async function serve(config?: ConstructorParameters<typeof Gateway>[0]['config']) {
+  const g = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, config });
+  const server = await startServer({ gateway: g, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, projects: registry });
+  servers.push(server);
+  return { gateway: g, base: `http://127.0.0.1:${server.port}`, port: server.port };
+}
+
+beforeAll(async () => ({ gateway, base } = await serve()));
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  made.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+});
+
+function tempDir(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'flint-project-')));
+  made.push(dir);
+  return dir;
+}
+
+/** A folder project as the REST routes need one: binary files on disk, confined to the folder. */
+class TempFolderProject implements FolderProject {
+  constructor(
+    readonly workspaceId: string,
+    readonly root: string,
+    private readonly owner: Gateway,
+  ) {}
+
+  private inside(path: string): string | null {
+    const full = resolve(this.root, path);
+    return full.startsWith(this.root + sep) ? full : null;
+  }
+
+  async writeBinary(path: string, bytes: Uint8Array) {
+    const full = this.inside(path);
+    if (!full) return { ok: false as const, message: 'outside the folder' };
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, bytes);
+    const held = this.owner.holdRoom(this.workspaceId)!;
+    if (!held.room.entries.has(path)) held.room.createBinaryFile(path, bytes.byteLength);
+    held.release();
+    return { ok: true as const };
+  }
+
+  async readBinary(path: string) {
+    const full = this.inside(path);
+    return full ? new Uint8Array(await readFile(full).catch(() => null) ?? new Uint8Array()) : null;
+  }
+}
+
+function workspace(name = 'Real', on = gateway) {
+  const { workspaceId, owner } = on.createWorkspace(name, { 'README.md': `# ${name}\n` });
+  const viewer = on.links.create(workspaceId, 'viewer', 'Viewer', null);
+  return { workspaceId, token: owner.token, viewerToken: viewer.token };
+}
+
+function folderWorkspace(root: string, name = 'Folder') {
+  const created = workspace(name);
+  projects.set(created.workspaceId, new TempFolderProject(created.workspaceId, root, gateway));
+  return created;
+}
+
+async function getJson(path: string, token?: string, at = base) {
+  const res = await fetch(at + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function upload(path: string, token: string | null, body: Uint8Array, at = base) {
+  const headers: Record<string, string> = { 'content-type': 'application/zip' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(at + path, { method: 'POST', headers, body: new Uint8Array(body) });
+  return { status: res.status, body: (await res.json()) as { created: string[]; updated: string[]; skipped: Array<{ path: string; reason: string }>; error?: string } };
+}
+
+async function download(path: string, token: string) {
+  const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/zip');
+  return { disposition: res.headers.get('content-disposition'), files: unzipSync(new Uint8Array(await res.arrayBuffer())) };
+}
+
+function zipOf(files: Record<string, Uint8Array | string>): Uint8Array {
+  const zippable: Zippable = Object.create(null) as Zippable;
+  for (const [name, content] of Object.entries(files)) zippable[name] = typeof content === 'string' ? strToU8(content) : content;
+  return zipSync(zippable);
+}
+
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe]);
+const texts = {
+  'a.ts': 'export const a = 1;\n',
+  'src/crlf.ts': 'line one\r\nline two\r\n',
+  'src/bom.txt': '\ufeffstarts with a byte order mark\n',
+  'docs/caf\u00e9.md': '# Café ☕\n',
+  'empty.txt': '',
+};
+
+describe('zip upload and download', () => {
+  it('a round trip gives back the same bytes for every file; a second upload updates in place', async () => {
+    const { workspaceId, token } = workspace();
+    const first = await upload(`/api/workspaces/${workspaceId}/files`, token, zipOf({ ...texts, 'src/': new Uint8Array(), '__MACOSX/._a.ts': png, 'image.png': png }));
+    expect(first.status).toBe(200);
+    expect(first.body.created.sort()).toEqual(Object.keys(texts).sort());
+    expect(first.body.skipped).toEqual([{ path: 'image.png', reason: 'Binary files need a folder project.' }]);
+
+    const { files, disposition } = await download(`/api/workspaces/${workspaceId}/zip`, token);
+    expect(disposition).toBe('attachment; filename="Real.zip"');
+    expect(Object.keys(files).sort()).toEqual(['README.md', ...Object.keys(texts)].sort());
+    for (const [name, text] of Object.entries(texts)) expect(files[name]).toEqual(strToU8(text));
+
+    const second = await upload(`/api/workspaces/${workspaceId}/files`, token, zipOf({ 'a.ts': 'export const a = 2;\n', 'README.md': '# Real\n' }));
+    expect(second.body).toEqual({ created: [], updated: ['a.ts', 'README.md'], skipped: [] });
+    const fileId = gateway.holdRoom(workspaceId)!.room.fileIdAt('a.ts')!;
+    expect(gateway.document(workspaceId, fileId)?.getText(FILE_TEXT_KEY).toString()).toBe('export const a = 2;\n');
+  });
+
+  it('a folder project takes binary files too, and ?path= names the folder both ways', async () => {
+    const root = tempDir();
+    const { workspaceId, token } = folderWorkspace(root, 'Ignored name');
+    const uploaded = await upload(`/api/workspaces/${workspaceId}/files?path=assets`, token, zipOf({ 'logo.png': png, 'notes/n.md': 'n\n' }));
+    expect(uploaded.body).toEqual({ created: ['assets/logo.png', 'assets/notes/n.md'], updated: [], skipped: [] });
+    expect(new Uint8Array(readFileSync(join(root, 'assets/logo.png')))).toEqual(png);
+
+    const { files, disposition } = await download(`/api/workspaces/${workspaceId}/zip?path=assets`, token);
+    expect(disposition).toBe('attachment; filename="assets.zip"');
+    expect(files).toEqual({ 'logo.png': png, 'notes/n.md': strToU8('n\n') });
+    expect(Object.keys((await download(`/api/workspaces/${workspaceId}/zip`, token)).files).sort()).toEqual(['README.md', 'assets/logo.png', 'assets/notes/n.md']);
+  });
+
+  it('entries that would land outside the workspace, or in .git, are skipped with a reason and never written', async () => {
+    const root = tempDir();
+    const project = join(root, 'project');
+    mkdirSync(project);
+    const { workspaceId, token } = folderWorkspace(project);
+    const evil = ['../evil.txt', '/abs.txt', 'sub\\..\\..\\win.txt', 'ok/../../x.txt', './dot.txt', '.git/config', 'sub/.GIT/hooks/pre-commit'];
+    const zip = zipOf(Object.fromEntries([...evil.map((name) => [name, 'pwned\n']), ['../bin.png', png], ['fine.txt', 'fine\n']]));
+    const { body } = await upload(`/api/workspaces/${workspaceId}/files`, token, zip);
+    expect(body.created).toEqual(['fine.txt']);
+    expect(body.skipped.map((s) => s.path).sort()).toEqual([...evil, '../bin.png'].sort());
+    for (const { reason } of body.skipped) expect(reason).toMatch(/"\.\."|"\/"|"\\"|\.git/);
+    expect(existsSync(join(root, 'evil.txt')) || existsSync(join(root, 'bin.png')) || existsSync('/abs.txt')).toBe(false);
+    const paths = [...gateway.holdRoom(workspaceId)!.room.entries.keys()].sort();
+    expect(paths).toEqual(['README.md', 'fine.txt']);
+  });
+
+  it('a viewer can download but not upload; no token is a 401', async () => {
+    const { workspaceId, viewerToken } = workspace();
+    expect((await download(`/api/workspaces/${workspaceId}/zip`, viewerToken)).files['README.md']).toEqual(strToU8('# Real\n'));
+    const refused = await upload(`/api/workspaces/${workspaceId}/files`, viewerToken, zipOf({ 'x.ts': 'x' }));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(/Viewers/);
+    expect((await upload(`/api/workspaces/${workspaceId}/files`, null, zipOf({ 'x.ts': 'x' }))).status).toBe(401);
+    expect((await getJson(`/api/workspaces/${workspaceId}/zip`)).status).toBe(401);
+    expect((await getJson(`/api/workspaces/${workspaceId}/zip`, 'not-a-token')).status).toBe(401);
+  });
+
+  it('a body announced over 50 MB is refused with 413 before it is sent; one that grows past it, once it does', async () => {
+    const { workspaceId, token } = workspace();
+    const send = (headers: Record<string, string>, write: (req: ReturnType<typeof request>) => void) =>
+      new Promise<{ status: number; body: string }>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: Number(new URL(base).port), path: `/api/workspaces/${workspaceId}/files`, method: 'POST', agent: false, headers: { 'content-type': 'application/zip', authorization: `Bearer ${token}`, ...headers } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : fail(error)));
+        write(req);
+      });
+    const announced = await send({ 'content-length': String(50 * 1024 * 1024 + 1) }, (req) => req.write(Buffer.alloc(1024)));
+    expect(announced.status).toBe(413);
+    expect(announced.body).toMatch(/larger than 50 MB/);
+    const chunk = Buffer.alloc(1024 * 1024);
+    const streamed = await send({ 'transfer-encoding': 'chunked' }, (req) => {
+      let left = 60;
+      const more = () => {
+        while (left-- > 0 && !req.destroyed) if (!req.write(chunk)) return req.once('drain', more);
+        req.end();
+      };
+      more();
+    });
+    expect(streamed.status).toBe(413);
+  });
+
+  it('a malformed zip is a 400 with a sentence, and nothing of it is applied', async () => {
+    const { workspaceId, token } = workspace();
+    const notZip = await upload(`/api/workspaces/${workspaceId}/files`, token, strToU8('this is not a zip'));
+    expect(notZip.status).toBe(400);
+    expect(notZip.body.error).toMatch(/not a valid zip archive/);
+
+    // A good first entry, then one whose data no longer matches its checksum.
+    const zip = zipOf({ 'good.ts': 'good\n', 'bad.ts': 'x'.repeat(1000) });
+    const damaged = Buffer.from(zip);
+    const at = damaged.lastIndexOf(Buffer.from('PK\u0003\u0004', 'latin1'));
+    const inData = at + 30 + 'bad.ts'.length + 2;
+    damaged.writeUInt8(damaged.readUInt8(inData) ^ 0xff, inData);
+    const refused = await upload(`/api/workspaces/${workspaceId}/files`, token, damaged);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/bad\.ts/);
+    expect([...gateway.holdRoom(workspaceId)!.room.entries.keys()]).toEqual(['README.md']);
+
+    const wrongType = await fetch(`${base}/api/workspaces/${workspaceId}/files`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(wrongType.status).toBe(415);
+  });
+
+  it('files past the workspace limit are skipped, the rest created', async () => {
+    const small = await serve({ limits: { ...defaultConfig.limits, maxFiles: 3 } });
+    const { workspaceId, token } = workspace('Small', small.gateway);
+    const { body } = await upload(`/api/workspaces/${workspaceId}/files`, token, zipOf({ 'a.ts': 'a', 'b.ts': 'b', 'c.ts': 'c' }), small.base);
+    expect(body.created).toEqual(['a.ts', 'b.ts']);
+    expect(body.skipped).toEqual([{ path: 'c.ts', reason: 'The workspace already holds 3 files, as many as it can.' }]);
+  });
+});
+
+describe('reading a zip', () => {
+  const limits = { maxEntries: 100, maxEntryBytes: 1024 * 1024, maxUnpackedBytes: 4 * 1024 * 1024 };
+
+  it('an entry whose header understates its size is refused at once, not inflated to its real size', async () => {
+    const zip = Buffer.from(zipSync({ 'bomb.txt': new Uint8Array(16 * 1024 * 1024) }, { level: 9 }));
+    const central = zip.indexOf(Buffer.from('PK\u0001\u0002', 'latin1'));
+    zip.writeUInt32LE(100, central + 24);
+    zip.writeUInt32LE(100, 22);
+    const started = performance.now();
+    await expect(readZip(zip, limits)).rejects.toThrow(/unpacks to more than the 100 bytes/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('entries too large or too many are not read', async () => {
+    const big = await readZip(Buffer.from(zipSync({ 'big.bin': new Uint8Array(2 * 1024 * 1024), 'small.txt': strToU8('s') })), limits);
+    expect(big).toEqual([{ name: 'big.bin', skipped: expect.stringMatching(/larger than 1 MB/) }, { name: 'small.txt', bytes: strToU8('s') }]);
+    const many = zipOf(Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, 'x'])));
+    await expect(readZip(Buffer.from(many), limits)).rejects.toMatchObject({ status: 413 });
+  });
+});
+
+describe('what git sees', () => {
+  function git(cwd: string, ...args: string[]): void {
+    execFileSync('git', args, { cwd });
+  }
+
+  it('a folder project in a subfolder of a repository: its branch, its changed files, and their text at HEAD', async () => {
+    const root = tempDir();
+    git(root, 'init', '-q', '-b', 'main');
+    git(root, 'config', 'user.name', 'Flint Test');
+    git(root, 'config', 'user.email', 'test@flint.invalid');
+    mkdirSync(join(root, 'app'));
+    writeFileSync(join(root, 'app', 'main.ts'), 'committed\n');
+    writeFileSync(join(root, 'app', 'old.ts'), 'old\n');
+    git(root, 'add', '-A');
+    git(root, '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'first');
+    writeFileSync(join(root, 'app', 'main.ts'), 'edited\n');
+    git(root, 'mv', 'app/old.ts', 'app/new.ts');
+    writeFileSync(join(root, 'app', 'untracked.ts'), 'loose\n');
+
+    const { workspaceId, viewerToken } = folderWorkspace(join(root, 'app'));
+    const view = await getJson(`/api/workspaces/${workspaceId}/project`, viewerToken);
+    expect(view.status).toBe(200);
+    expect(view.body).toEqual({
+      folder: true,
+      git: {
+        branch: 'main',
+        files: expect.arrayContaining([
+          { path: 'main.ts', status: 'modified' },
+          { path: 'new.ts', status: 'renamed' },
+          { path: 'untracked.ts', status: 'untracked' },
+        ]),
+      },
+    });
+    expect(await getJson(`/api/workspaces/${workspaceId}/project/head?path=main.ts`, viewerToken)).toEqual({ status: 200, body: { path: 'main.ts', text: 'committed\n' } });
+    expect((await getJson(`/api/workspaces/${workspaceId}/project/head?path=untracked.ts`, viewerToken)).body).toEqual({ path: 'untracked.ts', text: null });
+    expect((await getJson(`/api/workspaces/${workspaceId}/project/head?path=../secret`, viewerToken)).status).toBe(400);
+    expect((await getJson(`/api/workspaces/${workspaceId}/project/head`, viewerToken)).status).toBe(400);
+  });
+
+  it('a workspace that is not a folder project, or a folder outside git: folder false or git null, and no HEAD (404)', async () => {
+    const plain = workspace();
+    expect(await getJson(`/api/workspaces/${plain.workspaceId}/project`, plain.token)).toEqual({ status: 200, body: { folder: false, git: null } });
+    expect((await getJson(`/api/workspaces/${plain.workspaceId}/project/head?path=README.md`, plain.token)).status).toBe(404);
+
+    const loose = folderWorkspace(tempDir());
+    expect((await getJson(`/api/workspaces/${loose.workspaceId}/project`, loose.token)).body).toEqual({ folder: true, git: null });
+    expect((await getJson(`/api/workspaces/${loose.workspaceId}/project/head?path=README.md`, loose.token)).status).toBe(404);
+    expect((await getJson('/api/workspaces/nope/project', loose.token)).status).toBe(404);
+    expect((await getJson(`/api/workspaces/${loose.workspaceId}/project`)).status).toBe(401);
+  });
+});
+
+describe('the download name', () => {
+  it('is ASCII in filename, and the name as it is in filename* when that differs', () => {
+    expect(attachmentHeader('My project')).toBe('attachment; filename="My project.zip"');
+    expect(attachmentHeader('a"b\r\nc')).toBe(`attachment; filename="a_b_c.zip"; filename*=UTF-8''a%22b%0D%0Ac.zip`);
+    expect(attachmentHeader('Проект')).toBe(`attachment; filename="workspace.zip"; filename*=UTF-8''${encodeURIComponent('Проект')}.zip`);
+  });
+});
