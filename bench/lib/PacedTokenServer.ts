@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { chatCompletionWire } from '@flint/test-kit';
 import { markerComment, markerPattern } from '../browser/src/markers';
 import { benchTls } from './benchTls';
+import { answerFrames, type PacedAnswer } from './pacedAnswer';
 
 export interface PacedScript {
   /** Text deltas per response. */
@@ -30,6 +31,12 @@ export interface PacedScript {
    * `'token'`: `tokenMarkedText`, a marker in every token (B10's lag per token).
    */
   markers?: boolean | 'token';
+  /**
+   * Explicit answers instead of `tokens` of generated text (B11, the agent thread): `answer` to
+   * a request, `followUp` to one that carries a tool's result (its last message is
+   * `role: 'tool'`), as the gateway's tool loop sends after a function call. Paced only.
+   */
+  answers?: { answer: PacedAnswer; followUp?: PacedAnswer };
 }
 
 export interface StreamRecord {
@@ -38,6 +45,11 @@ export interface StreamRecord {
   endedAt: number | null;
   /** Marker mode: epoch ms (performance.timeOrigin + now) when marker i's last token was written; NaN if never. */
   markerSentAt?: number[];
+  /** Epoch ms when the first and the last token were written. */
+  firstTokenAt?: number;
+  lastTokenAt?: number;
+  /** Explicit answers: the follow-up's request carried this tool result (what the gateway told the model). */
+  toolResult?: string;
 }
 
 interface ActiveStream {
@@ -49,6 +61,8 @@ interface ActiveStream {
   startedAt: number;
   rate: number;
   record: StreamRecord;
+  /** Explicit answers: this response's token events, whole, its id in place (`frames.tokens` hold the wire's). */
+  own: string[] | null;
 }
 
 /** The test-kit wire's one id, and what every chunk event starts with up to it. */
@@ -152,8 +166,11 @@ export class PacedTokenServer {
   }
 
   configure(script: PacedScript): void {
+    if (script.answers && script.tokensPerSecond === null) throw new Error('explicit answers are paced: give tokensPerSecond');
     this.script = script;
     this.streams.length = 0;
+    for (const key of this.wires.keys()) if (key.startsWith('answer:')) this.wires.delete(key);
+    if (script.answers) return;
     // Serialised now, not on the first request: for B3's 200,000-token stream that took over a
     // second of this process's CPU inside the first measured arm (and none in the next one).
     for (const includeUsage of [false, true]) this.wireFor(script.tokens, includeUsage, script.markers ?? false);
@@ -188,24 +205,42 @@ export class PacedTokenServer {
       res.writeHead(404).end();
       return;
     }
-    let includeUsage = false;
+    let request: { stream_options?: { include_usage?: boolean }; messages?: Array<{ role?: string; content?: unknown }> };
     try {
-      includeUsage = (JSON.parse(body) as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage === true;
+      request = JSON.parse(body) as typeof request;
     } catch {
       res.writeHead(400).end();
       return;
     }
-    const { tokens, tokensPerSecond, markers = false } = this.script;
-    const frames = this.wireFor(tokens, includeUsage, markers);
+    const includeUsage = request.stream_options?.include_usage === true;
+    const { tokensPerSecond, markers = false, answers } = this.script;
+    const last = request.messages?.at(-1);
+    const followUp = answers?.followUp && last?.role === 'tool' ? answers.followUp : null;
+    const frames = answers ? this.answerWire(followUp ? 'followUp' : 'answer', followUp ?? answers.answer, includeUsage) : this.wireFor(this.script.tokens, includeUsage, markers);
+    const tokens = frames.tokens.length;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const record: StreamRecord = { tokens, startedAt: performance.now(), endedAt: null };
     if (frames.markerAt) record.markerSentAt = new Array<number>(frames.markerAt.reduce((n, m) => (m >= 0 ? n + 1 : n), 0)).fill(Number.NaN);
+    if (followUp) record.toolResult = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
     this.streams.push(record);
     const id = `chatcmpl-${randomUUID()}`;
     res.write(frames.head.replaceAll(wireId, id), frames.encoding);
     if (tokensPerSecond === null) return this.unthrottled(res, frames, record, id);
-    this.active.add({ res, frames, id, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record });
+    const own = answers ? frames.tokens.map((event) => event.replaceAll(wireId, id)) : null;
+    this.active.add({ res, frames, id, next: 0, startedAt: record.startedAt, rate: tokensPerSecond, record, own });
     this.tick();
+  }
+
+  /** An explicit answer's wire (B11), serialised once per configuration. */
+  private answerWire(which: 'answer' | 'followUp', answer: PacedAnswer, includeUsage: boolean): Wire {
+    const key = `answer:${which}:${includeUsage}`;
+    let wire = this.wires.get(key);
+    if (wire) return wire;
+    const frames = answerFrames(answer, 'bench-model', includeUsage, wireId);
+    const all = [frames.head, ...frames.tokens, frames.tail];
+    wire = { ...frames, encoding: all.every((event) => /^[\x00-\x7f]*$/.test(event)) ? 'latin1' : 'utf8' };
+    this.wires.set(key, wire);
+    return wire;
   }
 
   /** Token events [from, to) of a response, with its id. */
@@ -252,11 +287,14 @@ export class PacedTokenServer {
       if (res.writableNeedDrain) continue;
       const due = Math.min(frames.tokens.length, Math.floor(((now - stream.startedAt) * stream.rate) / 1000) + 1);
       if (due > stream.next) {
-        res.write(PacedTokenServer.events(frames, stream.id, stream.next, due), frames.encoding);
-        const sentAt = stream.record.markerSentAt;
-        if (sentAt && frames.markerAt) {
+        res.write(stream.own ? stream.own.slice(stream.next, due).join('') : PacedTokenServer.events(frames, stream.id, stream.next, due), frames.encoding);
+        const { record } = stream;
+        const sentAt = record.markerSentAt;
+        if ((sentAt && frames.markerAt) || stream.next === 0 || due === frames.tokens.length) {
           const epoch = performance.timeOrigin + performance.now();
-          for (let i = stream.next; i < due; i++) if (frames.markerAt[i]! >= 0) sentAt[frames.markerAt[i]!] = epoch;
+          if (sentAt && frames.markerAt) for (let i = stream.next; i < due; i++) if (frames.markerAt[i]! >= 0) sentAt[frames.markerAt[i]!] = epoch;
+          if (stream.next === 0) record.firstTokenAt = epoch;
+          if (due === frames.tokens.length) record.lastTokenAt = epoch;
         }
         stream.next = due;
       }

@@ -78,7 +78,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
       const r = config.routes[route];
       const embedded = r.kind === 'embedded';
       const model = route === 'complete' && complete ? (embedded ? 'flint-tiny' : r.model) : 'bench-model';
-      return { provider: providers[route], model, contextTokens: embedded ? 2048 : (options.contextTokens ?? 128_000), supportsPrediction: false, fimTemplate: r.fimTemplate };
+      return { provider: providers[route], model, contextTokens: embedded ? 2048 : (options.contextTokens ?? 128_000), supportsPrediction: false, supportsTools: r.supportsTools, fimTemplate: r.fimTemplate };
     };
     closeModels = async () => void (await Promise.all(Object.values(providers).map((p) => p.close())));
   }
