@@ -163,7 +163,8 @@ async function openFolder(folder: string): Promise<{ sync: FolderSync; release()
 }
 
 const folder = folderArg ? await openFolder(folderArg) : null;
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, readiness: () => readiness(models.router) });
+const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: () => readiness(models.router) });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else {
