@@ -88,7 +88,8 @@ export type ModelEvent =
    * `arguments`). A call's `tool-call` comes before its deltas; calls do not interleave.
    */
   | { type: 'tool-call'; index: number; id: string; name: string }
-  | { type: 'tool-call-delta'; index: number; arguments: string }
+  /** `tokens`: how many model tokens the piece holds (several when deltas were merged); 1 if absent. */
+  | { type: 'tool-call-delta'; index: number; arguments: string; tokens?: number }
   | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number }
   | { type: 'done'; finishReason: FinishReason };
 

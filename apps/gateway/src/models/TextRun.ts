@@ -40,7 +40,7 @@ export function mergeDeltas(queued: ModelEvent, next: ModelEvent): ModelEvent | 
     return { type: 'text', text: queued.text + next.text, tokens: (queued.tokens ?? 1) + (next.tokens ?? 1) };
   }
   if (queued.type === 'tool-call-delta' && next.type === 'tool-call-delta' && queued.index === next.index) {
-    return { type: 'tool-call-delta', index: queued.index, arguments: queued.arguments + next.arguments };
+    return { type: 'tool-call-delta', index: queued.index, arguments: queued.arguments + next.arguments, tokens: (queued.tokens ?? 1) + (next.tokens ?? 1) };
   }
   return null;
 }

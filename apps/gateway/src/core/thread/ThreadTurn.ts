@@ -210,7 +210,7 @@ export class ThreadTurn {
         this.flush();
         this.startCall(event.index, event.id, event.name);
       } else if (event.type === 'tool-call-delta') {
-        this.noteOutput(1);
+        this.noteOutput(event.tokens ?? 1);
         const call = step.calls[step.calls.length - 1];
         if (!call) continue;
         call.call.arguments += event.arguments;
