@@ -109,10 +109,12 @@ describe('PatchStream', () => {
 
   it('writes an added line while it streams, once its old lines are placed', () => {
     const ws = workspace({ 'a.ts': 'one\ntwo\nthree\n' });
-    const patchStream = new PatchStream('t1', ws.target, quiet);
+    const shown: string[] = [];
+    const patchStream: PatchStream = new PatchStream('t1', ws.target, { changed: () => {}, wrote: () => shown.push(patchStream.provisional) });
     patchStream.push('*** Begin Patch\n*** Update File: a.ts\n@@\n one\n-two\n+TW');
     // Not certain yet (it may still keep "two"): provisional, shown after the agent's cursor.
     expect(patchStream.provisional).toBe('TW');
+    expect(shown.at(-1)).toBe('TW');
     patchStream.push('O\n three\n*** End Patch\n');
     patchStream.finish();
     expect(ws.text('a.ts')).toBe('one\nTWO\nthree\n');

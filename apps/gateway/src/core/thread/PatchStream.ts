@@ -100,6 +100,8 @@ export class PatchStream {
   private readonly seqs = new WeakMap<Y.Doc, { next: number }>();
   private complete = false;
   private stopped = false;
+  /** The provisional text the listener was last told of. */
+  private shownProvisional = '';
 
   constructor(
     private readonly turnId: string,
@@ -364,10 +366,14 @@ export class PatchStream {
   }
 
   private flushOps(live: LiveHunk): void {
-    if (live.ops.length === 0) return;
+    const provisional = this.provisional;
+    if (live.ops.length === 0 && provisional === this.shownProvisional) return;
     const ops = live.ops;
     live.ops = [];
-    live.applier.apply(ops);
+    if (ops.length) live.applier.apply(ops);
+    // The cursor moves with the text, and carries what the diff still holds (0020): a rewrite
+    // shows its new lines while the diff waits to see which removed ones they keep.
+    this.shownProvisional = provisional;
     const fileId = this.file?.fileId;
     if (fileId) this.listener.wrote(fileId, live.applier.caret());
   }
