@@ -1,6 +1,6 @@
 import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { CodeColorizer } from '../editor/CodeColorizer';
-import { renderMarkdown } from '../editor/markdown';
+import { renderMarkdown, splitBlocks } from '../editor/markdown';
 import { monaco } from '../editor/monacoSetup';
 import { openThreadFile } from '../stores/threadStore';
 import { useWorkspace } from '../stores/workspaceStore';
@@ -53,11 +53,29 @@ function openPathAt(target: EventTarget): boolean {
 }
 
 /**
- * The model's answer as Markdown. It re-renders as the answer grows (once per frame at most:
- * the store batches); code blocks whose fence has closed are coloured by Monaco off the render
- * and shown coloured from the cache on the next one.
+ * The model's answer as Markdown, block by block: as it streams, only its last block changes, so
+ * only that one is parsed and put in the page again (the others keep their DOM, and a selection
+ * in them). Code blocks whose fence has closed are coloured by Monaco off the render and shown
+ * coloured from the cache on the next one.
  */
 export const ThreadMarkdown = memo(function ThreadMarkdown({ text }: { text: string }) {
+  const blocks = useMemo(() => splitBlocks(text), [text]);
+  const onClick = (event: MouseEvent) => {
+    if (openPathAt(event.target)) event.preventDefault();
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Enter' && openPathAt(event.target)) event.preventDefault();
+  };
+  return (
+    <div className="thread-md" onClick={onClick} onKeyDown={onKeyDown}>
+      {blocks.map((block, i) => (
+        <MarkdownBlock key={i} text={block} />
+      ))}
+    </div>
+  );
+});
+
+const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
   const entries = useWorkspace((s) => s.entries);
   const [colored, setColored] = useState(0);
   const rendered = useMemo(() => {
@@ -85,11 +103,5 @@ export const ThreadMarkdown = memo(function ThreadMarkdown({ text }: { text: str
     };
   }, [rendered]);
 
-  const onClick = (event: MouseEvent) => {
-    if (openPathAt(event.target)) event.preventDefault();
-  };
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key === 'Enter' && openPathAt(event.target)) event.preventDefault();
-  };
-  return <div className="thread-md" onClick={onClick} onKeyDown={onKeyDown} dangerouslySetInnerHTML={{ __html: rendered.html }} />;
+  return <div className="thread-md-block" style={{ display: 'contents' }} dangerouslySetInnerHTML={{ __html: rendered.html }} />;
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CodeColorizer } from './CodeColorizer';
-import { fenceLanguage, renderMarkdown } from './markdown';
+import { fenceLanguage, renderMarkdown, splitBlocks } from './markdown';
 
 /** Stands in for Monaco's colourer: records what it was asked to colour. */
 function recordingHighlighter() {
@@ -71,6 +71,31 @@ describe('the agent\'s Markdown', () => {
   it('reads a fence\'s language from the first word of its info', () => {
     expect(fenceLanguage(' TSX title="a.tsx"')).toBe('tsx');
     expect(fenceLanguage('')).toBe('');
+  });
+});
+
+describe('splitting an answer into blocks', () => {
+  const answer = 'Intro\nstill intro\n\n- a\n- b\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n1. one\n\n2. two\n\nEnd';
+
+  it('cuts at blank lines outside fences, and the blocks give the text back', () => {
+    const blocks = splitBlocks(answer);
+    expect(blocks.join('')).toBe(answer);
+    expect(blocks).toEqual(['Intro\nstill intro\n\n', '- a\n- b\n\n', '```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n', '1. one\n\n', '2. two\n\n', 'End']);
+  });
+
+  it('renders block by block as the whole does, but for loose lists (each keeps its number)', () => {
+    expect(splitBlocks(answer).map((block) => renderMarkdown(block)).join('')).toContain('<ol start="2">');
+    const tight = 'A\n\n- x\n- y\n\n```\nz\n```\n';
+    expect(splitBlocks(tight).map((block) => renderMarkdown(block)).join('')).toBe(renderMarkdown(tight));
+  });
+
+  it('keeps the blocks before the last unchanged while the answer grows', () => {
+    let previous: string[] = [];
+    for (let end = 1; end <= answer.length; end++) {
+      const blocks = splitBlocks(answer.slice(0, end));
+      expect(blocks.slice(0, -1)).toEqual(previous.slice(0, blocks.length - 1));
+      previous = blocks;
+    }
   });
 });
 

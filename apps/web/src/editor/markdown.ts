@@ -91,3 +91,30 @@ export function renderMarkdown(source: string, options: MarkdownOptions = {}): s
   const env: RenderEnv = { lines: source.split('\n'), highlight: options.highlight ?? null, isPath: options.isPath ?? null };
   return md.render(source, env);
 }
+
+/**
+ * Splits Markdown into top-level blocks at blank lines outside code fences, so a streaming answer
+ * re-renders only its last block: the ones before it no longer change. Joining the blocks gives
+ * the text back. (A loose list becomes one list per item; an ordered one keeps its numbers.)
+ */
+export function splitBlocks(source: string): string[] {
+  const blocks: string[] = [];
+  let start = 0;
+  let fence: string | null = null;
+  let at = 0;
+  while (at < source.length) {
+    const lineEnd = source.indexOf('\n', at);
+    const end = lineEnd === -1 ? source.length : lineEnd + 1;
+    const line = source.slice(at, end);
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === null && marker) fence = marker;
+    else if (fence !== null && marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+    else if (fence === null && line.trim() === '' && lineEnd !== -1 && at > start) {
+      blocks.push(source.slice(start, end));
+      start = end;
+    }
+    at = end;
+  }
+  if (start < source.length) blocks.push(source.slice(start));
+  return blocks;
+}
