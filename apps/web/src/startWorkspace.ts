@@ -1,6 +1,7 @@
 import { bindAgent } from './stores/agentStore';
 import { connect } from './stores/connectionStore';
 import { bindPresence } from './stores/presenceStore';
+import { bindProject } from './stores/projectStore';
 import { bindThread } from './stores/threadStore';
 import { bindWorkspace } from './stores/workspaceStore';
 
@@ -19,4 +20,5 @@ export function startWorkspace(workspaceId: string, token: string): void {
   bindPresence(client);
   bindAgent(client);
   bindThread(client);
+  bindProject(client);
 }

@@ -11,8 +11,11 @@ export interface LinkInfo {
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** Calls the gateway's REST API on this origin; failures come back as a sentence for the user. */
-async function call<T>(path: string, init: RequestInit, token?: string): Promise<ApiResult<T>> {
+/**
+ * Calls the gateway's REST API on this origin with a JSON body (the link's token as a Bearer
+ * header); failures come back as a sentence for the user.
+ */
+export async function call<T>(path: string, init: RequestInit, token?: string): Promise<ApiResult<T>> {
   const headers = new Headers(init.headers);
   if (token) headers.set('authorization', `Bearer ${token}`);
   if (init.body) headers.set('content-type', 'application/json');
@@ -23,12 +26,16 @@ async function call<T>(path: string, init: RequestInit, token?: string): Promise
     return { ok: false, message: 'Could not reach the gateway. Check your connection and try again.' };
   }
   if (response.status === 204) return { ok: true, value: undefined as T };
+  if (!response.ok) return { ok: false, message: await failureMessage(response) };
   const body: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (body as { error?: unknown } | null)?.error;
-    return { ok: false, message: typeof error === 'string' ? error : `The gateway answered ${response.status}.` };
-  }
   return { ok: true, value: body as T };
+}
+
+/** The gateway's `{ error }` sentence of a failed answer, else its status. */
+export async function failureMessage(response: Response): Promise<string> {
+  const body: unknown = await response.json().catch(() => null);
+  const error = (body as { error?: unknown } | null)?.error;
+  return typeof error === 'string' ? error : `The gateway answered ${response.status}.`;
 }
 
 const linksPath = (workspaceId: string) => `/api/workspaces/${encodeURIComponent(workspaceId)}/links`;

@@ -1,15 +1,25 @@
 import { useEffect, useRef } from 'react';
+import { DiffController } from '../editor/DiffController';
 import { EditorController } from '../editor/EditorController';
 import { editorOptions, monaco } from '../editor/monacoSetup';
 import { quietSuggest } from '../editor/quietSuggest';
 import { requireClient, useConnection } from '../stores/connectionStore';
+import { useProject } from '../stores/projectStore';
 import { useWorkspace } from '../stores/workspaceStore';
 import { AgentReviewBar } from './AgentReviewBar';
+import { BinaryFilePane } from './BinaryFilePane';
+import { DiffPane } from './DiffPane';
 
-/** The one Monaco editor of the tab. Tabs switch its model; see EditorController. */
+/**
+ * The one Monaco editor of the tab. Tabs switch its model; see EditorController. Over it: the
+ * diff against HEAD (DiffController) or, for a binary file, a note that it is not text.
+ */
 export function EditorPane() {
   const container = useRef<HTMLDivElement>(null);
+  const diffHost = useRef<HTMLDivElement>(null);
   const hasActive = useWorkspace((s) => s.activeFileId !== null);
+  const binary = useWorkspace((s) => s.activeFileId !== null && s.binaryFileIds.has(s.activeFileId));
+  const diffOpen = useProject((s) => s.diff !== null);
   const indexSynced = useWorkspace((s) => s.indexSynced);
   const closed = useConnection((s) => s.status.kind === 'closed');
 
@@ -22,7 +32,9 @@ export function EditorPane() {
     // through this optional hook; nothing in the app sets it.
     (globalThis as { __FLINT_EDITOR_PROBE__?: (e: typeof editor) => void }).__FLINT_EDITOR_PROBE__?.(editor);
     const controller = new EditorController(editor, requireClient());
+    const diff = diffHost.current ? new DiffController(diffHost.current, controller.registry) : null;
     return () => {
+      diff?.dispose();
       controller.dispose();
       editor.dispose();
     };
@@ -30,9 +42,11 @@ export function EditorPane() {
 
   return (
     <div className="editor-pane">
-      <div ref={container} className="editor-host" data-testid="editor" />
-      {hasActive && <AgentReviewBar />}
-      {!hasActive && (
+      <div ref={container} className="editor-host" data-testid="editor" hidden={diffOpen} />
+      <DiffPane hostRef={diffHost} />
+      {hasActive && binary && !diffOpen && <BinaryFilePane />}
+      {hasActive && !binary && !diffOpen && <AgentReviewBar />}
+      {!hasActive && !diffOpen && (
         <div className="editor-empty">
           {indexSynced ? (
             <>

@@ -1,8 +1,11 @@
 import { parentPath } from '@flint/protocol';
 import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import { buildTree, visibleRows, type TreeNode } from '../fileTree/buildTree';
+import { droppedRoots, isFileDrag } from '../project/droppedFiles';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { usePresence } from '../stores/presenceStore';
+import { useProject } from '../stores/projectStore';
+import { downloadZip, uploadDropped, uploadPicked } from '../stores/projectTransfers';
 import {
   createEntry,
   deleteEntry,
@@ -15,6 +18,7 @@ import {
 import { Icon } from './Icon';
 import { TreeNameInput } from './TreeNameInput';
 import { TreeRow } from './TreeRow';
+import { UploadButton } from './UploadButton';
 
 type Editing = { mode: 'create'; kind: 'file' | 'folder'; parent: string } | { mode: 'rename'; node: TreeNode };
 
@@ -25,8 +29,14 @@ function join(folder: string, name: string): string {
   return folder === '' ? name : `${folder}/${name}`;
 }
 
-/** The workspace's files: create, rename (F2, double-click), delete, and drag onto folders to move. */
-export function FileTree() {
+/** Where a drag would land: a move of a row, or an upload of files from the desktop. */
+type DropTarget = { folder: string; kind: 'move' | 'upload' };
+
+/**
+ * The workspace's files: create, rename (F2, double-click), delete, drag onto folders to move,
+ * drop files or folders from the desktop to upload, download folders as zips; git's marks.
+ */
+export function FileTree({ hidden = false }: { hidden?: boolean }) {
   const entries = useWorkspace((s) => s.entries);
   const indexSynced = useWorkspace((s) => s.indexSynced);
   const activePath = useWorkspace(selectActivePath);
@@ -34,13 +44,14 @@ export function FileTree() {
   const canEdit = useConnection(selectCanEdit);
   const closed = useConnection((s) => s.status.kind === 'closed');
   const peers = usePresence((s) => s.peers);
+  const marks = useProject((s) => s.marks);
 
   const tree = useMemo(() => buildTree(entries), [entries]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
   const [selected, setSelected] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
-  const [dropTarget, setDropTarget] = useState<string | null>(null);
+  const [dropTarget, setDropTarget] = useState<DropTarget | null>(null);
   const dragged = useRef<string | null>(null);
   const treeRef = useRef<HTMLDivElement>(null);
 
@@ -65,15 +76,20 @@ export function FileTree() {
     });
   }, []);
 
+  /** The folder of the selected row: where new entries and uploads go. */
+  const selectedFolder = useCallback(() => {
+    const node = rows.find((row) => row.node.path === selected)?.node;
+    return !node ? '' : node.kind === 'folder' ? node.path : parentPath(node.path);
+  }, [rows, selected]);
+
   const startCreate = useCallback(
     (kind: 'file' | 'folder') => {
       if (!canEdit) return;
-      const node = rows.find((row) => row.node.path === selected)?.node;
-      const parent = !node ? '' : node.kind === 'folder' ? node.path : parentPath(node.path);
+      const parent = selectedFolder();
       expand(parent);
       setEditing({ mode: 'create', kind, parent });
     },
-    [canEdit, rows, selected, expand],
+    [canEdit, selectedFolder, expand],
   );
 
   useEffect(() => {
@@ -100,6 +116,8 @@ export function FileTree() {
 
   const onRename = useCallback((node: TreeNode) => setEditing({ mode: 'rename', node }), []);
 
+  const onDownload = useCallback((node: TreeNode) => void downloadZip(node.path), []);
+
   const onDelete = useCallback((node: TreeNode) => {
     const what = node.kind === 'folder' ? `the folder "${node.path}" and everything in it` : `"${node.path}"`;
     if (window.confirm(`Delete ${what}? This cannot be undone.`)) void deleteEntry(node.path);
@@ -114,13 +132,24 @@ export function FileTree() {
   /** Dropping on a file moves into that file's folder; on a folder, into the folder. */
   const folderOf = (node: TreeNode | null) => (node === null ? '' : node.kind === 'folder' ? node.path : parentPath(node.path));
 
-  const onDragOver = useCallback((node: TreeNode | null, event: DragEvent) => {
-    if (!dragged.current || !event.dataTransfer.types.includes(dragType)) return;
-    event.preventDefault();
-    event.stopPropagation();
-    event.dataTransfer.dropEffect = 'move';
-    setDropTarget(folderOf(node));
-  }, []);
+  const onDragOver = useCallback(
+    (node: TreeNode | null, event: DragEvent) => {
+      const move = dragged.current !== null && event.dataTransfer.types.includes(dragType);
+      if (!move && !isFileDrag(event.dataTransfer)) return;
+      // Taken even when refused: a file dropped where nobody takes it would replace the IDE with it.
+      event.preventDefault();
+      event.stopPropagation();
+      if (!move && !canEdit) {
+        event.dataTransfer.dropEffect = 'none';
+        return;
+      }
+      event.dataTransfer.dropEffect = move ? 'move' : 'copy';
+      const folder = folderOf(node);
+      const kind = move ? 'move' : 'upload';
+      setDropTarget((current) => (current?.folder === folder && current.kind === kind ? current : { folder, kind }));
+    },
+    [canEdit],
+  );
 
   const onDrop = useCallback(
     (node: TreeNode | null, event: DragEvent) => {
@@ -129,12 +158,18 @@ export function FileTree() {
       event.stopPropagation();
       dragged.current = null;
       setDropTarget(null);
-      if (!from) return;
       const folder = folderOf(node);
+      if (!from && isFileDrag(event.dataTransfer)) {
+        if (!canEdit) return;
+        expand(folder);
+        void uploadDropped(folder, droppedRoots(event.dataTransfer));
+        return;
+      }
+      if (!from) return;
       expand(folder);
       void moveEntry(from, folder);
     },
-    [expand],
+    [expand, canEdit],
   );
 
   const commitCreate = (parent: string, kind: 'file' | 'folder') => async (name: string) => {
@@ -219,23 +254,35 @@ export function FileTree() {
     ) : null;
 
   return (
-    <nav className="sidebar" aria-label="Files">
+    <nav className="sidebar" aria-label="Files" hidden={hidden}>
       <div className="sidebar-header">
         <span className="sidebar-title">Files</span>
-        {canEdit && (
-          <span className="sidebar-actions">
-            <button type="button" className="icon-button" data-testid="new-file-button" title="New file (Alt+N)" aria-label="New file" onClick={() => startCreate('file')}>
-              <Icon name="newFile" />
-            </button>
-            <button type="button" className="icon-button" data-testid="new-folder-button" title="New folder (Alt+Shift+N)" aria-label="New folder" onClick={() => startCreate('folder')}>
-              <Icon name="newFolder" />
-            </button>
-          </span>
-        )}
+        <span className="sidebar-actions">
+          {canEdit && (
+            <>
+              <button type="button" className="icon-button" data-testid="new-file-button" title="New file (Alt+N)" aria-label="New file" onClick={() => startCreate('file')}>
+                <Icon name="newFile" />
+              </button>
+              <button type="button" className="icon-button" data-testid="new-folder-button" title="New folder (Alt+Shift+N)" aria-label="New folder" onClick={() => startCreate('folder')}>
+                <Icon name="newFolder" />
+              </button>
+              <UploadButton
+              onPick={(files) => {
+                const folder = selectedFolder();
+                expand(folder);
+                void uploadPicked(folder, files);
+              }}
+            />
+            </>
+          )}
+          <button type="button" className="icon-button" data-testid="download-workspace-button" title="Download the workspace as zip" aria-label="Download the workspace as zip" onClick={() => void downloadZip('')}>
+            <Icon name="download" />
+          </button>
+        </span>
       </div>
       <div
         ref={treeRef}
-        className={dropTarget === '' ? 'tree tree--drop' : 'tree'}
+        className={dropTarget?.folder === '' ? 'tree tree--drop' : 'tree'}
         data-testid="file-tree"
         role="tree"
         tabIndex={0}
@@ -262,12 +309,15 @@ export function FileTree() {
                 active={node.path === activePath}
                 selected={node.path === selected}
                 expanded={!collapsed.has(node.path)}
-                dropTarget={node.kind === 'folder' && dropTarget === node.path}
+                dropTarget={node.kind === 'folder' && dropTarget?.folder === node.path}
                 canEdit={canEdit}
                 peerColors={peerColors.get(node.path) ?? noColors}
+                gitMark={node.kind === 'file' ? (marks.files.get(node.path) ?? null) : null}
+                changesInside={node.kind === 'folder' ? (marks.folders.get(node.path) ?? 0) : 0}
                 onClick={onClick}
                 onRename={onRename}
                 onDelete={onDelete}
+                onDownload={onDownload}
                 onDragStart={onDragStart}
                 onDragOver={onDragOver}
                 onDrop={onDrop}
@@ -279,6 +329,12 @@ export function FileTree() {
         {indexSynced && rows.length === 0 && !editing && <div className="tree-empty">No files yet.{canEdit && ' Press Alt+N to create one.'}</div>}
         {!indexSynced && !closed && <div className="tree-empty">Loading files…</div>}
       </div>
+      {dropTarget?.kind === 'upload' && (
+        <div className="tree-drop-hint" data-testid="upload-drop-hint">
+          <Icon name="upload" />
+          <span>Drop to upload into {dropTarget.folder === '' ? 'the workspace' : dropTarget.folder}</span>
+        </div>
+      )}
     </nav>
   );
 }

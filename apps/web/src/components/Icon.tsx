@@ -15,6 +15,12 @@ const paths = {
   check: 'M3 8.5l3 3 7-7',
   send: 'M2.5 8h9M8 4l4 4-4 4',
   stop: 'M4.5 4.5h7v7h-7z',
+  upload: 'M8 10.5V2.5M5 5.5l3-3 3 3M2.5 10v3a1 1 0 0 0 1 1h9a1 1 0 0 0 1-1v-3',
+  download: 'M8 2.5v8M5 7.5l3 3 3-3M2.5 10v3a1 1 0 0 0 1 1h9a1 1 0 0 0 1-1v-3',
+  branch: 'M3.5 3.5a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M3.5 12.5a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M9.5 4.5a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M5 5v6M11 6c0 2.5-6 2-6 5',
+  binary: 'M9.5 1.5H4a1 1 0 0 0-1 1v11a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1V5L9.5 1.5ZM9.5 1.5V5H13M5.5 8.5l1-.5v4M9 8h1.5v4H9z',
+  refresh: 'M13 8a5 5 0 1 1-1.5-3.6M13 2.5v2.5h-2.5',
+  back: 'M10 3.5L5.5 8l4.5 4.5',
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -1,5 +1,6 @@
 import { agentShortcuts } from '../stores/agentMessages';
 import { useConnection } from '../stores/connectionStore';
+import { selectChanges, selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { openShareDialog } from '../stores/shareStore';
 import { selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/threadStore';
 import { DisplayNameInput } from './DisplayNameInput';
@@ -23,6 +24,7 @@ export function TopBar() {
       <span className="top-spacer" />
       <PresenceBar />
       <DisplayNameInput />
+      <ChangesToggle />
       <AgentToggle />
       {canShare && (
         <button type="button" className="button button--primary" data-testid="share-button" onClick={openShareDialog}>
@@ -32,6 +34,34 @@ export function TopBar() {
     </header>
   );
 }
+
+/** Shows the Changes view in the sidebar: the branch and how many files changed. Only where git is. */
+function ChangesToggle() {
+  const hasGit = useProject((s) => selectGit(s) !== null);
+  const branch = useProject((s) => selectGit(s)?.branch ?? null);
+  const count = useProject((s) => selectChanges(s).length);
+  const open = useProject((s) => s.changesOpen);
+  if (!hasGit) return null;
+  return (
+    <button
+      type="button"
+      className={`button changes-toggle${open ? ' changes-toggle--open' : ''}`}
+      data-testid="changes-toggle"
+      aria-pressed={open}
+      title={`${open ? 'Back to the files' : 'Show what changed since the last commit'} (${changesShortcut})`}
+      onClick={() => toggleChanges()}
+    >
+      <Icon name="branch" /> <span className="changes-toggle-branch">{branch ?? 'detached'}</span>
+      {count > 0 && (
+        <span className="changes-count" data-testid="changes-count">
+          {count}
+        </span>
+      )}
+    </button>
+  );
+}
+
+const changesShortcut = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Shift+G' : 'Ctrl+Shift+G';
 
 /** Opens and closes the agent panel; pulses while the agent works and the panel is closed. */
 function AgentToggle() {

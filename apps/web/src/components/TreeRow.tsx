@@ -1,6 +1,16 @@
 import { memo, type DragEvent } from 'react';
 import type { TreeNode } from '../fileTree/buildTree';
+import { formatBytes } from '../project/binaryFiles';
+import type { GitMark } from '../project/gitMarks';
 import { Icon } from './Icon';
+
+const markTitles: Record<GitMark, string> = {
+  M: 'Modified since HEAD',
+  A: 'Added to git',
+  U: 'Untracked: new, not in git yet',
+  D: 'Deleted',
+  R: 'Renamed',
+};
 
 interface Props {
   node: TreeNode;
@@ -12,22 +22,28 @@ interface Props {
   canEdit: boolean;
   /** Colours of the peers who have this file open. */
   peerColors: readonly string[];
+  /** How git sees this file; null when unchanged (or no git). */
+  gitMark: GitMark | null;
+  /** For a folder: how many changed files it holds. */
+  changesInside: number;
   onClick(node: TreeNode): void;
   onRename(node: TreeNode): void;
   onDelete(node: TreeNode): void;
+  onDownload(node: TreeNode): void;
   onDragStart(node: TreeNode, event: DragEvent): void;
   onDragOver(node: TreeNode, event: DragEvent): void;
   onDrop(node: TreeNode, event: DragEvent): void;
 }
 
 export const TreeRow = memo(function TreeRow(props: Props) {
-  const { node, depth, active, selected, expanded, dropTarget, canEdit, peerColors } = props;
+  const { node, depth, active, selected, expanded, dropTarget, canEdit, peerColors, gitMark, changesInside } = props;
   const isFolder = node.kind === 'folder';
   const className = [
     'tree-row',
     active && 'tree-row--active',
     selected && 'tree-row--selected',
     dropTarget && 'tree-row--drop',
+    gitMark && `tree-row--git-${gitMark}`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -37,6 +53,8 @@ export const TreeRow = memo(function TreeRow(props: Props) {
       data-testid="tree-item"
       data-path={node.path}
       data-kind={node.kind}
+      data-git={gitMark ?? undefined}
+      data-binary={node.binary ? 'true' : undefined}
       role="treeitem"
       aria-level={depth + 1}
       aria-selected={selected}
@@ -55,8 +73,16 @@ export const TreeRow = memo(function TreeRow(props: Props) {
       ) : (
         <span className="tree-chevron-spacer" />
       )}
-      <Icon name={isFolder ? 'folder' : 'file'} className={isFolder ? 'tree-icon tree-icon--folder' : `tree-icon ${fileIconClass(node.name)}`} />
+      <Icon
+        name={isFolder ? 'folder' : node.binary ? 'binary' : 'file'}
+        className={isFolder ? 'tree-icon tree-icon--folder' : node.binary ? 'tree-icon tree-icon--binary' : `tree-icon ${fileIconClass(node.name)}`}
+      />
       <span className="tree-name">{node.name}</span>
+      {node.binary && node.binary.bytes !== null && (
+        <span className="tree-size" data-testid="tree-binary-size">
+          {formatBytes(node.binary.bytes)}
+        </span>
+      )}
       {peerColors.length > 0 && (
         <span className="tree-peers">
           {peerColors.slice(0, 3).map((color, i) => (
@@ -64,34 +90,61 @@ export const TreeRow = memo(function TreeRow(props: Props) {
           ))}
         </span>
       )}
-      {canEdit && (
+      {(canEdit || isFolder) && (
         <span className="tree-actions">
-          <button
-            type="button"
-            className="icon-button"
-            title="Rename (F2)"
-            aria-label={`Rename ${node.name}`}
-            onClick={(event) => {
-              event.stopPropagation();
-              props.onRename(node);
-            }}
-          >
-            <Icon name="pencil" />
-          </button>
-          <button
-            type="button"
-            className="icon-button"
-            data-testid="delete-button"
-            title="Delete (Del)"
-            aria-label={`Delete ${node.name}`}
-            onClick={(event) => {
-              event.stopPropagation();
-              props.onDelete(node);
-            }}
-          >
-            <Icon name="trash" />
-          </button>
+          {isFolder && (
+            <button
+              type="button"
+              className="icon-button"
+              data-testid="download-folder-button"
+              title="Download as zip"
+              aria-label={`Download ${node.name} as zip`}
+              onClick={(event) => {
+                event.stopPropagation();
+                props.onDownload(node);
+              }}
+            >
+              <Icon name="download" />
+            </button>
+          )}
+          {canEdit && (
+            <>
+              <button
+                type="button"
+                className="icon-button"
+                title="Rename (F2)"
+                aria-label={`Rename ${node.name}`}
+                onClick={(event) => {
+                  event.stopPropagation();
+                  props.onRename(node);
+                }}
+              >
+                <Icon name="pencil" />
+              </button>
+              <button
+                type="button"
+                className="icon-button"
+                data-testid="delete-button"
+                title="Delete (Del)"
+                aria-label={`Delete ${node.name}`}
+                onClick={(event) => {
+                  event.stopPropagation();
+                  props.onDelete(node);
+                }}
+              >
+                <Icon name="trash" />
+              </button>
+            </>
+          )}
         </span>
+      )}
+      {gitMark && (
+        <span className={`tree-git tree-git--${gitMark}`} data-testid="tree-git-mark" title={markTitles[gitMark]}>
+          {gitMark}
+        </span>
+      )}
+      {changesInside > 0 && (
+        <span className="tree-git-dot" data-testid="tree-git-dot" title={`${changesInside} changed file${changesInside === 1 ? '' : 's'} inside`} />
       )}
     </div>
   );

@@ -1,9 +1,11 @@
 import { useEffect } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
+import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { requestThreadInputFocus, setAgentPanelOpen, useThread } from '../stores/threadStore';
 import { closeTab, requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
 import { AgentPanel } from './AgentPanel';
+import { ChangesView } from './ChangesView';
 import { ClosedBanner } from './ClosedBanner';
 import { EditorPane } from './EditorPane';
 import { FileTree } from './FileTree';
@@ -47,6 +49,13 @@ function useShortcuts(): void {
         toggleAgentPanel();
         return;
       }
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyG') {
+        // The Changes view, as in other editors; over the browser's "find previous". Nothing without git.
+        if (!toggleChanges()) return;
+        event.preventDefault();
+        event.stopPropagation();
+        return;
+      }
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
       const key = event.code;
       if (key === 'KeyN' && selectCanEdit(useConnection.getState())) {
@@ -65,15 +74,18 @@ function useShortcuts(): void {
   }, []);
 }
 
-/** The IDE: top bar, file tree, tabs and editor, the agent panel, status bar. */
+/** The IDE: top bar, file tree (or the Changes view), tabs and editor, the agent panel, status bar. */
 export default function Workspace() {
   useShortcuts();
+  // The tree stays mounted under the Changes view: its folds and selection survive the switch.
+  const showChanges = useProject((s) => s.changesOpen && selectGit(s) !== null);
   return (
     <div className="workspace">
       <TopBar />
       <ClosedBanner />
       <div className="workspace-body">
-        <FileTree />
+        <FileTree hidden={showChanges} />
+        {showChanges && <ChangesView />}
         <main className="editor-column">
           <Tabs />
           <AgentErrorBanner />

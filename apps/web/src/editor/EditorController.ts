@@ -2,6 +2,7 @@ import type { FlintClient } from '@flint/client';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { useEditorStatus, type EditorSelection } from '../stores/editorStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
+import { unwatchFileDoc, watchFileDoc } from '../stores/projectStore';
 import { openFile, useWorkspace } from '../stores/workspaceStore';
 import { AgentController } from './AgentController';
 import { AutocompleteController } from './AutocompleteController';
@@ -18,7 +19,8 @@ import { RemoteCursorStyles } from './RemoteCursorStyles';
  * Lives outside React so that typing never re-renders a component.
  */
 export class EditorController {
-  private readonly registry: ModelRegistry;
+  /** The open files' models; the diff editor (DiffController) shows them too. */
+  readonly registry: ModelRegistry;
   private readonly cursorStyles = new RemoteCursorStyles();
   private readonly follow: FollowController;
   private readonly diagnostics: DiagnosticsRefresher;
@@ -34,15 +36,22 @@ export class EditorController {
     client: FlintClient,
   ) {
     this.registry = new ModelRegistry(client, editor, usePresence.getState().self, {
-      onOpen: (handle) => this.cursorStyles.track(handle),
-      onClose: (handle) => this.cursorStyles.untrack(handle),
+      onOpen: (handle) => {
+        this.cursorStyles.track(handle);
+        // Open files are written to disk by a folder project's gateway: git's answer changes.
+        watchFileDoc(handle.doc);
+      },
+      onClose: (handle) => {
+        this.cursorStyles.untrack(handle);
+        unwatchFileDoc(handle.doc);
+      },
       onModelWillChange: (fileId) => {
         if (fileId === this.shownFileId) this.viewStates.set(fileId, editor.saveViewState());
       },
     });
     const sync = () => {
-      const { pathById, tabs } = useWorkspace.getState();
-      this.registry.reconcile(pathById, tabs);
+      const { pathById, tabs, binaryFileIds } = useWorkspace.getState();
+      this.registry.reconcile(pathById, tabs, binaryFileIds);
       this.showActive();
     };
     sync();

@@ -5,6 +5,8 @@ import type { PresenceUser } from '../stores/presenceStore';
 import { FileUndo } from './FileUndo';
 import { monaco } from './monacoSetup';
 
+const noFiles: ReadonlySet<string> = new Set();
+
 /** Files the TypeScript worker must see even when no tab shows them, so imports resolve. */
 const codeFile = /\.(?:[cm]?[jt]sx?)$/;
 
@@ -55,10 +57,14 @@ export class ModelRegistry {
     this.user = user;
   }
 
-  /** Brings the open files in line with the workspace: every code file, plus every open tab. */
-  reconcile(pathById: ReadonlyMap<string, string>, tabs: readonly string[]): void {
+  /**
+   * Brings the open files in line with the workspace: every code file, plus every open tab, but
+   * never a binary file (it has no document to open).
+   */
+  reconcile(pathById: ReadonlyMap<string, string>, tabs: readonly string[], binaryFileIds: ReadonlySet<string> = noFiles): void {
     const wanted = new Map<string, string>();
     for (const [fileId, path] of pathById) {
+      if (binaryFileIds.has(fileId)) continue;
       if (isCodeFile(path) || tabs.includes(fileId)) wanted.set(fileId, path);
     }
     for (const fileId of [...this.files.keys()]) {

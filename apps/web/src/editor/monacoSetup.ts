@@ -101,6 +101,13 @@ monaco.editor.defineTheme('flint-dark', {
     'scrollbarSlider.background': '#ffffff14',
     'scrollbarSlider.hoverBackground': '#ffffff24',
     'minimap.background': '#16181d',
+    // The Changes view's diff (DiffController): quieter than vs-dark's, in the tree's git colours.
+    'diffEditor.insertedLineBackground': '#81c9950f',
+    'diffEditor.insertedTextBackground': '#81c99530',
+    'diffEditor.removedLineBackground': '#ef7b6b12',
+    'diffEditor.removedTextBackground': '#ef7b6b38',
+    'diffEditor.diagonalFill': '#ffffff0a',
+    'diffEditor.border': '#262a33',
   },
 });
 

@@ -1,10 +1,13 @@
 import type { IndexEntry } from '@flint/protocol';
+import { entryBytes, isBinaryEntry } from '../project/binaryFiles';
 
 export interface TreeNode {
   path: string;
   name: string;
   kind: 'file' | 'folder';
   children: TreeNode[];
+  /** A binary file (no document): its size, when the gateway gave one. */
+  binary?: { bytes: number | null };
 }
 
 export interface TreeRow {
@@ -40,6 +43,7 @@ export function buildTree(entries: ReadonlyMap<string, IndexEntry>): TreeNode[] 
       name: path.slice(slash + 1),
       kind: 'file',
       children: [],
+      ...(isBinaryEntry(entry) && { binary: { bytes: entryBytes(entry) } }),
     });
   }
   sortTree(root.children);

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import type { Problem } from '../editor/problemsDiff';
 import { describePromptFailure } from './agentMessages';
 import { requireClient, selectCanEdit, useConnection } from './connectionStore';
-import { useWorkspace } from './workspaceStore';
+import { showNotice } from './workspaceStore';
 
 /** Pending hunks of the file on screen, as the editor last counted them. */
 export interface ReviewSummary {
@@ -126,7 +126,7 @@ export async function submitPrompt(request: { fileId: string; anchor: number; he
 export async function stopTurn(turnId: string): Promise<void> {
   const result = await requireClient().cancelTurn(turnId);
   // not_found: the turn ended on its own meanwhile, which is what the user wanted anyway.
-  if (!result.ok && result.code !== 'not_found') useWorkspace.setState({ notice: `Could not stop the agent: ${result.message}` });
+  if (!result.ok && result.code !== 'not_found') showNotice(`Could not stop the agent: ${result.message}`);
 }
 
 /** Esc: stops the turn writing in a file, if this tab may; says whether there was one to stop. */

@@ -79,6 +79,12 @@ export function connect(workspaceId: string, token: string): FlintClient {
   return client;
 }
 
+/** The workspace and the link's token, for REST calls made for the link; null before connect(). */
+export function linkCredentials(): { workspaceId: string; token: string } | null {
+  const { workspaceId, token } = useConnection.getState();
+  return workspaceId && token ? { workspaceId, token } : null;
+}
+
 export function requireClient(): FlintClient {
   const { client } = useConnection.getState();
   if (!client) throw new Error('no workspace connection: connect() runs before the workspace renders');

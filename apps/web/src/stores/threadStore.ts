@@ -13,7 +13,7 @@ import { create } from 'zustand';
 import { fetchRouteModels, type RouteModels } from '../api/workspaceApi';
 import { describeThreadFailure } from './agentMessages';
 import { requireClient, selectCanEdit, useConnection } from './connectionStore';
-import { openFileAt, useWorkspace } from './workspaceStore';
+import { openFileAt, showNotice, useWorkspace } from './workspaceStore';
 
 /** The bundled demo model's name: it fills in code-looking text and follows no instruction. */
 export const DEMO_MODEL = 'flint-tiny';
@@ -425,7 +425,7 @@ export function openThreadFile(target: { fileId?: string; path?: string }, line 
   const byPath = target.path === undefined ? undefined : entries.get(target.path);
   const fileId = target.fileId !== undefined && pathById.has(target.fileId) ? target.fileId : byPath?.kind === 'file' ? byPath.fileId : null;
   if (fileId === null) {
-    useWorkspace.setState({ notice: `${target.path ?? 'This file'} no longer exists.` });
+    showNotice(`${target.path ?? 'This file'} no longer exists.`);
     return;
   }
   openFileAt(fileId, line);

@@ -8,19 +8,30 @@ import {
   type IndexEntry,
 } from '@flint/protocol';
 import { create } from 'zustand';
+import { isBinaryEntry } from '../project/binaryFiles';
 import { requireClient } from './connectionStore';
+
+/** A sentence in the corner: a refused operation (error), a partial success (warn), work under way or done (info). */
+export interface NoticeMessage {
+  text: string;
+  tone: 'error' | 'warn' | 'info';
+  /** Work under way (an upload): it stays until something replaces it. */
+  busy?: boolean;
+}
 
 interface WorkspaceState {
   /** The file tree as the gateway wrote it: path → entry. Replaced (never mutated) on change. */
   entries: ReadonlyMap<string, IndexEntry>;
   /** fileId → current path; a rename keeps the id, so tabs follow their file. */
   pathById: ReadonlyMap<string, string>;
+  /** Files with no document (binary files of a folder project): shown, never opened as text. */
+  binaryFileIds: ReadonlySet<string>;
   indexSynced: boolean;
   /** Open tabs, by file id, in display order. */
   tabs: readonly string[];
   activeFileId: string | null;
-  /** The last failed file operation, as a sentence for the user. */
-  notice: string | null;
+  /** The last failed file operation, or an upload's progress and result. */
+  notice: NoticeMessage | null;
   /** Bumped to move keyboard focus into the editor once the active file shows. */
   editorFocusRequest: number;
   /** A keyboard shortcut asked the tree to start naming a new entry. */
@@ -32,6 +43,7 @@ interface WorkspaceState {
 export const useWorkspace = create<WorkspaceState>(() => ({
   entries: new Map(),
   pathById: new Map(),
+  binaryFileIds: new Set(),
   indexSynced: false,
   tabs: [],
   activeFileId: null,
@@ -51,9 +63,11 @@ export function bindWorkspace(client: FlintClient): void {
   const refresh = () => {
     const entries = new Map<string, IndexEntry>();
     const pathById = new Map<string, string>();
+    const binaryFileIds = new Set<string>();
     for (const [path, entry] of map.entries()) {
       entries.set(path, entry);
       if (entry.kind === 'file') pathById.set(entry.fileId, path);
+      if (entry.kind === 'file' && isBinaryEntry(entry)) binaryFileIds.add(entry.fileId);
     }
     useWorkspace.setState((state) => {
       const tabs = state.tabs.filter((id) => pathById.has(id));
@@ -63,7 +77,7 @@ export function bindWorkspace(client: FlintClient): void {
         const index = state.tabs.indexOf(activeFileId);
         activeFileId = tabs[Math.min(index, tabs.length - 1)] ?? null;
       }
-      return { entries, pathById, tabs, activeFileId };
+      return { entries, pathById, binaryFileIds, tabs, activeFileId };
     });
   };
   map.observe(refresh);
@@ -79,7 +93,7 @@ export function bindWorkspace(client: FlintClient): void {
 function openDefaultFile(): void {
   const { entries, activeFileId } = useWorkspace.getState();
   if (activeFileId !== null) return;
-  const files = [...entries].filter(([, e]) => e.kind === 'file').map(([path]) => path).sort();
+  const files = [...entries].filter(([, e]) => e.kind === 'file' && !isBinaryEntry(e)).map(([path]) => path).sort();
   const choice =
     files.find((p) => p === 'README.md') ??
     files.find((p) => p.startsWith('src/') && /\.tsx?$/.test(p)) ??
@@ -130,6 +144,10 @@ export function requestCreate(kind: 'file' | 'folder'): void {
   useWorkspace.setState({ createRequest: { kind, nonce: Date.now() } });
 }
 
+export function showNotice(text: string, tone: NoticeMessage['tone'] = 'error', busy = false): void {
+  useWorkspace.setState({ notice: { text, tone, busy } });
+}
+
 export function dismissNotice(): void {
   useWorkspace.setState({ notice: null });
 }
@@ -155,7 +173,7 @@ async function runFileOp(op: Parameters<FlintClient['request']>[0]): Promise<str
 
 /** For operations with no input field to show their error in. */
 function notifyFailure(error: string | null): string | null {
-  if (error !== null) useWorkspace.setState({ notice: error });
+  if (error !== null) showNotice(error);
   return error;
 }
 
