@@ -1,6 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { promisify } from 'node:util';
-import { crc32, inflateRaw } from 'node:zlib';
 import { baseName, describePathError, FILE_TEXT_KEY, isWithin, normalizePath, validatePath, type Role } from '@flint/protocol';
 import { zipSync, type Zippable } from 'fflate';
 import type { Gateway } from '../core/Gateway';
@@ -9,6 +7,7 @@ import { GATEWAY_ORIGIN } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import type { FolderProject, ProjectRegistry } from '../project/FolderProject';
 import { findGitFolder, GitError, readGitStatus, readHeadText, type GitFolder } from '../project/git';
+import { readZipUpload, type ZipUploadEntry } from './zipUpload';
 
 /**
  * REST for real projects (issue 24): what git sees in a folder project, the workspace (or a
@@ -158,12 +157,13 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
     const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
     if (!zipTypes.includes(mediaType)) throw new HttpError(415, 'Send the zip as the request body, with "Content-Type: application/zip".');
     const archive = await readBody(req);
-    const items = await readZip(archive, { maxEntries: 10 * maxFiles, maxEntryBytes: maxDocBytes, maxUnpackedBytes });
+    const read = await readZipUpload(archive, { maxEntries: 10 * maxFiles, maxEntryBytes: maxDocBytes, maxUnpackedBytes });
+    if (!read.ok) throw new HttpError(read.reason === 'too-large' ? 413 : 400, read.message);
     const held = gateway.holdRoom(workspaceId);
     if (!held) throw new HttpError(404, 'No such workspace.');
     try {
       checkFolder(held.room, folder, false);
-      return await applyUpload(held.room, projects.get(workspaceId), folder, items, { maxDocBytes, maxFiles });
+      return await applyUpload(held.room, projects.get(workspaceId), folder, read.entries, { maxDocBytes, maxFiles });
     } finally {
       held.release();
     }
@@ -190,7 +190,6 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
     try {
       return await route(req, res, pathname);
     } catch (error) {
-      if (error instanceof ZipError) error = new HttpError(error.status, error.message);
       if (!(error instanceof HttpError)) throw error;
       if (!req.complete) await discardRest(req);
       json(res, error.status, { error: error.message });
@@ -275,14 +274,14 @@ async function applyUpload(
   room: Room,
   project: FolderProject | null,
   folder: string | null,
-  items: ZipItem[],
+  items: ZipUploadEntry[],
   limits: { maxDocBytes: number; maxFiles: number },
 ): Promise<UploadResult> {
   const result: UploadResult = { created: [], updated: [], skipped: [] };
   let fileCount = [...room.entries.values()].filter((entry) => entry.kind === 'file').length;
   const seen = new Set<string>();
   for (const item of items) {
-    const requested = folder === null ? item.name : `${folder}/${item.name}`;
+    const requested = folder === null ? item.path : `${folder}/${item.path}`;
     const skip = (reason: string) => result.skipped.push({ path: requested, reason });
     if ('skipped' in item) {
       skip(item.skipped);
@@ -357,127 +356,4 @@ async function applyUpload(
     }
   }
   return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading a zip. fflate's unzipSync inflates each entry into a buffer of its declared size and
-// runs on however far the data really goes (a lying header: seconds of blocked event loop per
-// few hundred KB), and checks no CRC. Here the central directory is read first, each entry is
-// inflated by zlib (off the event loop) with its declared size as the output limit, and its
-// length and CRC-32 are checked.
-
-/** An entry of an uploaded zip: its bytes, or why they were not read. Directories are left out. */
-export type ZipItem = { name: string; bytes: Uint8Array } | { name: string; skipped: string };
-
-class ZipError extends Error {
-  constructor(
-    readonly status: 400 | 413,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const inflate = promisify(inflateRaw);
-const malformed = (why: string) => new ZipError(400, `The upload is not a valid zip archive: ${why}. Zip the files again and retry.`);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Reads every entry whole before anything is applied: a malformed archive imports nothing. */
-export async function readZip(zip: Buffer, limits: { maxEntries: number; maxEntryBytes: number; maxUnpackedBytes: number }): Promise<ZipItem[]> {
-  const within = (at: number, bytes: number) => at >= 0 && at + bytes <= zip.length;
-  const u16 = (at: number) => (within(at, 2) ? zip.readUInt16LE(at) : fail());
-  const u32 = (at: number) => (within(at, 4) ? zip.readUInt32LE(at) : fail());
-  const u64 = (at: number) => (within(at, 8) ? Number(zip.readBigUInt64LE(at)) : fail());
-  function fail(): never {
-    throw malformed('it is cut short');
-  }
-  // The end record: 22 bytes and a comment of up to 64 KB, the last thing in the file.
-  let end = -1;
-  for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 0xffff); at--) {
-    if (zip.readUInt32LE(at) === 0x06054b50 && at + 22 + zip.readUInt16LE(at + 20) === zip.length) {
-      end = at;
-      break;
-    }
-  }
-  if (end === -1) throw malformed('it has no end of central directory record');
-  if (u16(end + 4) !== 0 || u16(end + 6) !== 0) throw malformed('it is split across several files');
-  let count = u16(end + 10);
-  let directory = u32(end + 16);
-  let directoryEnd = end;
-  if (count === 0xffff || directory === 0xffffffff) {
-    // Zip64: a locator just before the end record points at the 64-bit end record.
-    if (u32(end - 20) !== 0x07064b50) throw malformed('its zip64 end record is missing');
-    directoryEnd = u64(end - 12);
-    if (u32(directoryEnd) !== 0x06064b50) throw malformed('its zip64 end record is missing');
-    count = u64(directoryEnd + 32);
-    directory = u64(directoryEnd + 48);
-  }
-  if (count > limits.maxEntries) throw new ZipError(413, `The zip holds ${count} entries; at most ${limits.maxEntries} are read.`);
-
-  const items: ZipItem[] = [];
-  let unpacked = 0;
-  for (let at = directory, i = 0; i < count; i++) {
-    if (at >= directoryEnd || u32(at) !== 0x02014b50) throw malformed('its central directory is damaged');
-    const flags = u16(at + 8);
-    const method = u16(at + 10);
-    const crc = u32(at + 16);
-    let packedSize = u32(at + 20);
-    let size = u32(at + 24);
-    const nameLength = u16(at + 28);
-    const extraLength = u16(at + 30);
-    let local = u32(at + 42);
-    const nameBytes = zip.subarray(at + 46, at + 46 + nameLength);
-    // Zip64 sizes: in extra field 1, only those whose 32-bit field is all ones, in this order.
-    for (let x = at + 46 + nameLength; x + 4 <= at + 46 + nameLength + extraLength; x += 4 + u16(x + 2)) {
-      if (u16(x) !== 1) continue;
-      let field = x + 4;
-      if (size === 0xffffffff) (size = u64(field)), (field += 8);
-      if (packedSize === 0xffffffff) (packedSize = u64(field)), (field += 8);
-      if (local === 0xffffffff) local = u64(field);
-    }
-    at += 46 + nameLength + extraLength + u16(at + 32);
-
-    let name: string;
-    try {
-      name = utf8.decode(nameBytes);
-    } catch {
-      items.push({ name: nameBytes.toString('latin1'), skipped: 'Its name is not UTF-8; zip it with a tool that writes UTF-8 names.' });
-      continue;
-    }
-    // A directory (the files in it make it), or the resource forks macOS's Finder adds to a zip.
-    if (name.endsWith('/') || name.startsWith('__MACOSX/')) continue;
-    if (flags & 1) {
-      items.push({ name, skipped: 'It is encrypted.' });
-      continue;
-    }
-    if (method !== 0 && method !== 8) {
-      items.push({ name, skipped: `It is compressed with method ${method}; only stored and deflated entries are read.` });
-      continue;
-    }
-    if (size > limits.maxEntryBytes) {
-      items.push({ name, skipped: `It is larger than ${limits.maxEntryBytes / 1024 / 1024} MB, the most a file may hold.` });
-      continue;
-    }
-    unpacked += size;
-    if (unpacked > limits.maxUnpackedBytes) {
-      throw new ZipError(413, `The zip unpacks to more than ${limits.maxUnpackedBytes / 1024 / 1024} MB: upload it in parts (a folder at a time, with ?path=<folder>).`);
-    }
-    if (u32(local) !== 0x04034b50) throw malformed(`the entry "${name}" is not where its directory says`);
-    const start = local + 30 + u16(local + 26) + u16(local + 28);
-    if (start + packedSize > directory) throw malformed(`the entry "${name}" runs past the end of the data`);
-    const packed = zip.subarray(start, start + packedSize);
-    let bytes: Uint8Array;
-    if (method === 0) bytes = packed;
-    else {
-      try {
-        bytes = await inflate(packed, { maxOutputLength: Math.max(size, 1) });
-      } catch (error) {
-        const tooBig = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
-        throw malformed(tooBig ? `the entry "${name}" unpacks to more than the ${size} bytes its header says` : `the entry "${name}" has damaged compressed data`);
-      }
-    }
-    if (bytes.byteLength !== size || crc32(bytes) !== crc) throw malformed(`the entry "${name}" does not match its checksum`);
-    items.push({ name, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
-  }
-  return items;
 }
