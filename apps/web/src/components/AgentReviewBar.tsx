@@ -1,6 +1,7 @@
 import { agentShortcuts } from '../stores/agentMessages';
 import { revealProblem, reviewFile, selectStreamingTurn, stopTurn, useAgent, type ReviewProblems } from '../stores/agentStore';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
+import { selectThreadWritingIn, stopThread, useThread } from '../stores/threadStore';
 import { requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -13,7 +14,14 @@ const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export function AgentReviewBar() {
   const canEdit = useConnection(selectCanEdit);
   const activeFileId = useWorkspace((s) => s.activeFileId);
-  const streaming = useAgent((s) => selectStreamingTurn(s, activeFileId));
+  const inline = useAgent((s) => selectStreamingTurn(s, activeFileId));
+  const thread = useThread((s) => selectThreadWritingIn(s, activeFileId));
+  // The agent writing here: an inline edit, or the agent thread's turn (its Stop stops the thread).
+  const streaming = inline
+    ? { model: inline.model, tokensPerSecond: inline.tokensPerSecond, stop: () => void stopTurn(inline.turnId) }
+    : thread
+      ? { model: thread.model, tokensPerSecond: thread.tokensPerSecond, stop: () => void stopThread() }
+      : null;
   const reviewable = useAgent((s) => (s.review !== null && s.review.fileId === activeFileId ? s.review.reviewable : 0));
   const problems = useAgent((s) => (s.problems !== null && s.problems.fileId === activeFileId ? s.problems : null));
   if (!canEdit || activeFileId === null || (!streaming && reviewable === 0)) return null;
@@ -31,7 +39,7 @@ export function AgentReviewBar() {
             <strong>{streaming.model}</strong> is writing
             {streaming.tokensPerSecond !== null && <span className="agent-bar-rate"> · {number.format(streaming.tokensPerSecond)} tok/s</span>}
           </span>
-          <button type="button" className="agent-bar-button agent-bar-stop" data-testid="stop-button" title={`Stop the agent (${agentShortcuts.stop}); what it wrote stays for review`} onClick={() => void stopTurn(streaming.turnId)}>
+          <button type="button" className="agent-bar-button agent-bar-stop" data-testid="stop-button" title={`Stop the agent (${agentShortcuts.stop}); what it wrote stays for review`} onClick={streaming.stop}>
             ■ Stop <kbd>{agentShortcuts.stop}</kbd>
           </button>
         </>

@@ -47,14 +47,18 @@ export function ThreadInput() {
     }
   }, [text]);
 
-  const files = useMemo(() => [...entries].filter(([, entry]) => entry.kind === 'file').map(([path]) => path), [entries]);
-  const isFile = (path: string) => entries.get(path)?.kind === 'file';
+  // Text files only: a binary one (a folder project's image) has nothing the model could read.
+  const isFile = (path: string) => {
+    const entry = entries.get(path);
+    return entry?.kind === 'file' && !entry.binary;
+  };
+  const files = useMemo(() => [...entries].filter(([, entry]) => entry.kind === 'file' && !entry.binary).map(([path]) => path), [entries]);
   const mention = useMemo(() => {
     const found = mentionQueryAt(text, caret);
     return found && found.start !== closedMention ? found : null;
   }, [text, caret, closedMention]);
   const suggestions = useMemo(() => (mention ? suggestMentions(files, mention.query) : []), [files, mention]);
-  const mentioned = useMemo(() => mentionsIn(text, (path) => entries.get(path)?.kind === 'file'), [text, entries]);
+  const mentioned = useMemo(() => mentionsIn(text, isFile), [text, entries]);
 
   const track = (element: HTMLTextAreaElement) => setCaret(element.selectionStart ?? element.value.length);
 

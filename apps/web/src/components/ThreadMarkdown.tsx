@@ -103,5 +103,5 @@ const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
     };
   }, [rendered]);
 
-  return <div className="thread-md-block" style={{ display: 'contents' }} dangerouslySetInnerHTML={{ __html: rendered.html }} />;
+  return <div className="thread-md-block" dangerouslySetInnerHTML={{ __html: rendered.html }} />;
 });

@@ -3,6 +3,7 @@ import { FILE_TEXT_KEY } from '@flint/protocol';
 import * as Y from 'yjs';
 import { agentShortcuts } from '../stores/agentMessages';
 import { reviewFile, reviewHunk, selectStreamingTurn, setReviewProblems, setReviewSummary, stopStreamingIn, useAgent } from '../stores/agentStore';
+import { selectThreadWritingIn, useThread } from '../stores/threadStore';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { AgentDecorations, hunkLineSpan } from './AgentDecorations';
 import { ChangeSetProblems } from './ChangeSetProblems';
@@ -71,7 +72,13 @@ export class AgentController {
       () => listeners.forEach((listener) => listener.dispose()),
       useAgent.subscribe((state, previous) => {
         if (state.turns === previous.turns) return;
-        this.turnStreaming.set(this.watched !== null && selectCanEdit(useConnection.getState()) && selectStreamingTurn(state, this.watched.fileId) !== null);
+        this.updateStreaming();
+        this.schedule();
+      }),
+      // A thread turn writes in this file too: its hunks are not reviewed while they grow.
+      useThread.subscribe((state, previous) => {
+        if (state.turns === previous.turns) return;
+        this.updateStreaming();
         this.schedule();
       }),
       useConnection.subscribe((state, previous) => {
@@ -165,6 +172,12 @@ export class AgentController {
     this.watched = null;
   }
 
+  private updateStreaming(): void {
+    const fileId = this.watched?.fileId ?? null;
+    const writing = fileId !== null && (selectStreamingTurn(useAgent.getState(), fileId) !== null || selectThreadWritingIn(useThread.getState(), fileId) !== null);
+    this.turnStreaming.set(writing && selectCanEdit(useConnection.getState()));
+  }
+
   private readonly schedule = (): void => {
     this.frame ??= requestAnimationFrame(() => {
       this.frame = null;
@@ -183,10 +196,12 @@ export class AgentController {
       return;
     }
     const views = viewHunks(watched.doc, watched.text);
-    const streaming = selectStreamingTurn(useAgent.getState(), watched.fileId);
+    const inline = selectStreamingTurn(useAgent.getState(), watched.fileId);
+    const thread = selectThreadWritingIn(useThread.getState(), watched.fileId);
+    const streaming = inline ?? thread;
     this.decorations.render(watched.model, views);
     // A hunk still being written can still grow; it is reviewed once its turn stops.
-    this.reviewable = selectCanEdit(useConnection.getState()) ? views.filter((view) => view.record.turnId !== streaming?.turnId) : [];
+    this.reviewable = selectCanEdit(useConnection.getState()) ? views.filter((view) => view.record.turnId !== inline?.turnId && view.record.turnId !== thread?.turnId) : [];
     this.widgets.render(watched.model, this.reviewable);
     this.updateKeys(streaming !== null && selectCanEdit(useConnection.getState()));
     setReviewSummary({ fileId: watched.fileId, reviewable: this.reviewable.length });

@@ -311,6 +311,12 @@ export function selectStreamingTurn(state: ThreadState): ThreadTurnRecord | null
   return found;
 }
 
+/** The thread's streaming turn if it writes in `fileId` (its hunks there are still growing). */
+export function selectThreadWritingIn(state: ThreadState, fileId: string | null): ThreadTurnRecord | null {
+  const turn = selectStreamingTurn(state);
+  return turn !== null && fileId !== null && turn.files.some((file) => file.fileId === fileId) ? turn : null;
+}
+
 /** The model the picked route is served by: as the gateway said, else as its last turn said. */
 export function selectRouteModel(state: ThreadState): string | null {
   const configured = state.models?.[state.route];
