@@ -9,6 +9,8 @@ export interface FolderProject {
   readonly root: string;
   /** Writes a file that is not text (an uploaded image); the tree shows it as binary. */
   writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** A text file's bytes as the folder spells it (its line endings and BOM), for a download. */
+  encodeText(path: string, text: string): Uint8Array;
   /** A binary file's bytes, or null when there is none at `path` (or it is outside the folder). */
   readBinary(path: string): Promise<Uint8Array | null>;
 }

@@ -298,6 +298,12 @@ export class FolderSync implements FolderProject {
     return { ok: true };
   }
 
+  encodeText(path: string, text: string): Uint8Array {
+    const entry = this.room.entries.get(normalizePath(path)) as IndexEntry | undefined;
+    const format = entry?.kind === 'file' ? this.synced.get(entry.fileId)?.format : undefined;
+    return encodeText(text, format ?? { bom: false, crlf: false });
+  }
+
   async readBinary(path: string): Promise<Uint8Array | null> {
     const normalized = normalizePath(path);
     if (validatePath(normalized)) return null;

@@ -50,6 +50,11 @@ class TempFolderProject implements FolderProject {
     private readonly owner: Gateway,
   ) {}
 
+  /** As a CRLF folder would: the zip must give files back as the disk spells them. */
+  encodeText(_path: string, text: string): Uint8Array {
+    return new TextEncoder().encode(text.replace(/\n/g, '\r\n'));
+  }
+
   private inside(path: string): string | null {
     const full = resolve(this.root, path);
     return full.startsWith(this.root + sep) ? full : null;
@@ -146,7 +151,8 @@ describe('zip upload and download', () => {
 
     const { files, disposition } = await download(`/api/workspaces/${workspaceId}/zip?path=assets`, token);
     expect(disposition).toBe('attachment; filename="assets.zip"');
-    expect(files).toEqual({ 'logo.png': png, 'notes/n.md': strToU8('n\n') });
+    // Text as the folder spells it (this test project is CRLF), binary bytes as they are.
+    expect(files).toEqual({ 'logo.png': png, 'notes/n.md': strToU8('n\r\n') });
     expect(Object.keys((await download(`/api/workspaces/${workspaceId}/zip`, token)).files).sort()).toEqual(['README.md', 'assets/logo.png', 'assets/notes/n.md']);
   });
 

@@ -137,8 +137,14 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
           if (bytes) files[name] = bytes;
           continue;
         }
+        const loaded = room.loadedFiles().has(entry.fileId);
         const live = room.doc(entry.fileId);
-        if (live) files[name] = new TextEncoder().encode(live.doc.getText(FILE_TEXT_KEY).toString());
+        if (!live) continue;
+        const text = live.doc.getText(FILE_TEXT_KEY).toString();
+        // A folder project's file as the disk spells it (line endings, BOM); else UTF-8 as typed.
+        files[name] = project ? project.encodeText(path, text) : new TextEncoder().encode(text);
+        // A doc loaded only to be zipped is freed again.
+        if (!loaded) room.releaseDoc(entry.fileId);
       }
       const zip = zipSync(files);
       res.writeHead(200, {
