@@ -21,6 +21,13 @@ import type { Turn } from './agent/Turn';
 import { ThreadLog } from './thread/ThreadLog';
 import type { ThreadTurn } from './thread/ThreadTurn';
 
+interface TreeIndex {
+  pathById: Map<string, string>;
+  /** Every folder a path implies (explicit folder entries are in the index itself). */
+  folders: Set<string>;
+  files: number;
+}
+
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
 
 const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false, code, message });
@@ -43,6 +50,7 @@ export class Room {
   readonly docLoaded = new Set<(fileId: string, live: LiveDoc) => void>();
   /** Told of every file doc dropped (deleted, or the room unloading). */
   readonly docDropped = new Set<(fileId: string) => void>();
+  private treeIndex: TreeIndex | null = null;
   private readonly files = new Map<string, LiveDoc>();
 
   constructor(
@@ -50,6 +58,7 @@ export class Room {
     private readonly ctx: DocContext,
   ) {
     this.index = this.load(INDEX_DOC_ID);
+    this.index.doc.on('update', () => (this.treeIndex = null));
     this.normalizeStoredPaths();
   }
 
@@ -136,17 +145,35 @@ export class Room {
   }
 
   pathOf(fileId: string): string | null {
+    return this.tree().pathById.get(fileId) ?? null;
+  }
+
+  /**
+   * What lookups need of the index, built once per change of it: a folder project of thousands
+   * of files asks for paths and folders per file, and a walk of the index each time made opening
+   * one quadratic (B12).
+   */
+  private tree(): TreeIndex {
+    if (this.treeIndex) return this.treeIndex;
+    const pathById = new Map<string, string>();
+    const folders = new Set<string>();
+    let files = 0;
     for (const [path, entry] of this.entries) {
-      if (entry.kind === 'file' && entry.fileId === fileId) return path;
+      if (entry.kind === 'file') {
+        pathById.set(entry.fileId, path);
+        files++;
+      }
+      for (let parent = parentPath(path); parent !== ''; parent = parentPath(parent)) {
+        if (folders.has(parent)) break;
+        folders.add(parent);
+      }
     }
-    return null;
+    return (this.treeIndex = { pathById, folders, files });
   }
 
   /** Whether anything (a file, a folder, or a folder implied by a deeper path) is at `path`. */
   private occupied(path: string): boolean {
-    if (this.entries.has(path)) return true;
-    for (const key of this.entries.keys()) if (isWithin(key, path)) return true;
-    return false;
+    return this.entries.has(path) || this.tree().folders.has(path);
   }
 
   /** A file sitting where a folder would have to be ("a.ts/b.ts") makes a path unusable. */
@@ -158,9 +185,7 @@ export class Room {
   }
 
   private fileCount(): number {
-    let count = 0;
-    for (const entry of this.entries.values()) if (entry.kind === 'file') count++;
-    return count;
+    return this.tree().files;
   }
 
   /** Creates a file with content; used by seeding and by `file.create`. */
@@ -183,6 +208,50 @@ export class Room {
     }
     for (const listener of this.docLoaded) listener(fileId, doc);
     return { ok: true, fileId };
+  }
+
+  /**
+   * Creates many files in one change of the tree (a folder project's first open): one index
+   * update instead of one per file. Their docs are written and not kept loaded. Each path is
+   * checked as `createFile` checks it; the refused ones are returned with why.
+   */
+  createFiles(files: ReadonlyArray<{ path: string; text?: string; binaryBytes?: number }>): { created: Map<string, string>; refused: Array<{ path: string; message: string }> } {
+    const created = new Map<string, string>();
+    const refused: Array<{ path: string; message: string }> = [];
+    const entries: Array<[string, IndexEntry]> = [];
+    const tree = this.tree();
+    const taken = new Set<string>();
+    let count = tree.files;
+    for (const file of files) {
+      const path = normalizePath(file.path);
+      const error = validatePath(path);
+      const parents: string[] = [];
+      for (let parent = parentPath(path); parent !== ''; parent = parentPath(parent)) parents.push(parent);
+      let why: string | null = error ? describePathError(error) : null;
+      if (!why && (this.entries.has(path) || tree.folders.has(path) || taken.has(path))) why = `"${path}" already exists.`;
+      if (!why && parents.some((parent) => this.entries.get(parent)?.kind === 'file' || (taken.has(parent) && !tree.folders.has(parent)))) why = `A file is in the way of "${path}".`;
+      if (!why && count >= this.ctx.config.limits.maxFiles) why = `A workspace can hold at most ${this.ctx.config.limits.maxFiles} files.`;
+      if (why) {
+        refused.push({ path, message: why });
+        continue;
+      }
+      const fileId = generateId('f');
+      if (file.binaryBytes !== undefined) entries.push([path, { kind: 'file', fileId, binary: true, bytes: file.binaryBytes }]);
+      else {
+        const doc = this.load(fileId);
+        if (file.text) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, file.text!), GATEWAY_ORIGIN);
+        doc.destroy();
+        entries.push([path, { kind: 'file', fileId }]);
+      }
+      taken.add(path);
+      for (const parent of parents) tree.folders.add(parent);
+      created.set(path, fileId);
+      count++;
+    }
+    this.index.doc.transact(() => {
+      for (const [path, entry] of entries) this.entries.set(path, entry);
+    }, GATEWAY_ORIGIN);
+    return { created, refused };
   }
 
   /** A file that is on disk but not text (a folder project's image, archive, huge log): in the tree, no document. */

@@ -121,10 +121,28 @@ export class FolderSync implements FolderProject {
 
   private async reconcile(): Promise<void> {
     const onDisk = new Set<string>();
-    for (const { path } of await this.disk.list()) {
-      if (validatePath(normalizePath(path))) continue;
-      onDisk.add(normalizePath(path));
-      await this.fromDisk(path);
+    // Files the workspace does not have yet are created together, in one change of the tree.
+    const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number }> = [];
+    for (const { path: listed } of await this.disk.list()) {
+      const path = normalizePath(listed);
+      if (validatePath(path)) continue;
+      onDisk.add(path);
+      if (this.room.entries.has(path)) {
+        await this.fromDisk(path);
+        continue;
+      }
+      const file = await this.disk.read(listed);
+      if (!file) continue;
+      const decoded = decodeText(file.bytes);
+      fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, mode: file.mode } : { path, binaryBytes: file.bytes.byteLength, mode: file.mode });
+    }
+    if (fresh.length) {
+      let created = new Map<string, string>();
+      this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
+      for (const file of fresh) {
+        const fileId = created.get(file.path);
+        if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, file.mode);
+      }
     }
     // In the workspace but not on disk: deleted there while we were away, or never written.
     for (const [path, entry] of [...this.room.entries]) {
