@@ -147,3 +147,19 @@ export function insertUpdate(text: string): Uint8Array {
   doc.getText(FILE_TEXT_KEY).insert(0, text);
   return Y.encodeStateAsUpdate(doc);
 }
+
+/**
+ * For tests with real I/O next to the harness (a provider on loopback): flushes the in-memory
+ * sockets and lets real I/O in, a turn of the event loop at a time (the fake clock moving 8 ms
+ * each), until `done`.
+ */
+export async function untilRealIo(h: Harness, done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    h.flush();
+    if (done()) return;
+    h.clock.advance(8);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

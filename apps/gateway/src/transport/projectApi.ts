@@ -8,6 +8,7 @@ import type { Room } from '../core/Room';
 import type { FolderProject, ProjectRegistry } from '../project/FolderProject';
 import { findGitFolder, GitError, readGitStatus, readHeadText, type GitFolder } from '../project/git';
 import { readZipUpload, type ZipUploadEntry } from './zipUpload';
+import { bearer, HttpError, json } from './httpJson';
 
 /**
  * REST for real projects (issue 24): what git sees in a folder project, the workspace (or a
@@ -23,25 +24,7 @@ const maxUnpackedBytes = 256 * 1024 * 1024;
 const sniffBytes = 8 * 1024;
 const zipTypes = ['application/zip', 'application/x-zip-compressed'];
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
-
-function bearer(req: IncomingMessage): string {
-  const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-  if (!match?.[1]) throw new HttpError(401, 'Send the link token as "Authorization: Bearer <token>".');
-  return match[1];
-}
 
 /** `?path=` as a workspace path (NFC, checked); null when absent or empty: the whole workspace. */
 function pathParameter(url: string | undefined, required = false): string | null {

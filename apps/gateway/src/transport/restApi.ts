@@ -7,23 +7,11 @@ import { noProjects, type ProjectRegistry } from '../project/FolderProject';
 import { createProjectApi } from './projectApi';
 import type { LinkRecord } from '../storage/Store';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
+import { bearer, HttpError, json } from './httpJson';
 
 const maxBodyBytes = 64 * 1024;
 const maxExpiresInMs = 365 * 24 * 3600 * 1000;
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
 
 /**
  * Every API request with a body, and every POST, must say `Content-Type: application/json`.
@@ -57,12 +45,6 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   throw new HttpError(400, 'Request body must be a JSON object.');
 }
 
-function bearer(req: IncomingMessage, missing = 'Send the link token as "Authorization: Bearer <token>".'): string {
-  const header = req.headers.authorization ?? '';
-  const match = /^Bearer (\S+)$/.exec(header);
-  if (!match?.[1]) throw new HttpError(401, missing);
-  return match[1];
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { Log } from '../GatewayContext';
-import { fileIdOf, Harness } from '../testHarness';
+import { fileIdOf, Harness, untilRealIo } from '../testHarness';
 import { readiness, type ModelRouter } from './ModelRouter';
 
 let fastServer: FakeOpenAIServer;
@@ -52,27 +52,16 @@ function setup(fastIdleTimeoutMs = 30_000) {
   return { h, alice, fileId, lines, router, close };
 }
 
-/** Flushes the in-memory sockets and lets real I/O in, one turn of the event loop at a time, until `done`. */
-async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h.flush();
-    if (done()) return;
-    h.clock.advance(8);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Prompts on `route` and waits for the turn to end; returns how it ended. */
 async function turnOn(ctx: ReturnType<typeof setup>, route: 'fast' | 'deep'): Promise<TurnInfo> {
   let answer: Awaited<ReturnType<typeof ctx.alice.prompt>> | null = null;
   void ctx.alice.prompt({ fileId: ctx.fileId, anchor: 0, head: 0, instruction: 'make it 2', route }).then((a) => (answer = a));
-  await until(ctx.h, () => answer !== null, 'the prompt to be answered');
+  await untilRealIo(ctx.h, () => answer !== null, 'the prompt to be answered');
   const accepted = answer as unknown as { ok: boolean; turnId?: string };
   if (!accepted.ok || !accepted.turnId) throw new Error(`prompt refused: ${JSON.stringify(answer)}`);
   const turnId = accepted.turnId;
-  await until(ctx.h, () => ['done', 'failed', 'cancelled'].includes(ctx.alice.turns.get(turnId)?.status ?? ''), 'the turn to end');
+  await untilRealIo(ctx.h, () => ['done', 'failed', 'cancelled'].includes(ctx.alice.turns.get(turnId)?.status ?? ''), 'the turn to end');
   return ctx.alice.turns.get(turnId)!;
 }
 

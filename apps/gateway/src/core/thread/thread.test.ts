@@ -9,6 +9,7 @@ import { defaultConfig } from '../GatewayConfig';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { drain } from '../agent/ScriptedProvider';
 import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { formatTs, taskTs, twoFilePatch } from './threadFixtures';
 
 /** A step of a scripted answer: a model event, a pause until `release()`, or a failure. */
 type Beat = ModelEvent | 'pause' | ProviderError;
@@ -69,22 +70,6 @@ const call = (index: number, name: string, args: unknown, pieces = 1): ModelEven
 };
 const text = (value: string): ModelEvent => ({ type: 'text', text: value });
 
-const taskTs = 'export interface Task {\n  id: string;\n  title: string;\n}\n';
-const formatTs = "import type { Task } from './task';\n\nexport function formatTask(task: Task): string {\n  return task.title;\n}\n";
-const twoFilePatch = `*** Begin Patch
-*** Update File: src/task.ts
-@@ export interface Task {
-   id: string;
-   title: string;
-+  dueDate?: string;
- }
-*** Update File: src/format.ts
-@@ export function formatTask(task: Task): string {
--  return task.title;
-+  return task.dueDate ? \`\${task.title} (due \${task.dueDate})\` : task.title;
- }
-*** End Patch
-`;
 
 function setup(options: { supportsTools?: boolean; kind?: string; contextTokens?: number; files?: Record<string, string>; agent?: Partial<typeof defaultConfig.agent> } = {}) {
   const provider = new ToolScript();

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf, untilRealIo } from '../testHarness';
+import { formatTs, taskTs, twoFilePatch as patch } from './threadFixtures';
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
@@ -18,22 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const taskTs = 'export interface Task {\n  id: string;\n  title: string;\n}\n';
-const formatTs = "import type { Task } from './task';\n\nexport function formatTask(task: Task): string {\n  return task.title;\n}\n";
-const patch = `*** Begin Patch
-*** Update File: src/task.ts
-@@ export interface Task {
-   id: string;
-   title: string;
-+  dueDate?: string;
- }
-*** Update File: src/format.ts
-@@ export function formatTask(task: Task): string {
--  return task.title;
-+  return task.dueDate ? \`\${task.title} (due \${task.dueDate})\` : task.title;
- }
-*** End Patch
-`;
 
 function setup() {
   const config = loadProviderConfig(
@@ -69,16 +54,6 @@ function setup() {
   return { h, alice, bob, thread, task, format, close, view: () => readThread(thread.doc) };
 }
 
-async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h.flush();
-    if (done()) return;
-    h.clock.advance(8);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const ended = (ctx: ReturnType<typeof setup>, count = 1) => () => {
   const turns = ctx.view().turns;
@@ -96,7 +71,7 @@ describe.each([
     server.respondOnceWith(patchCall());
     server.respondOnceWith({ text: 'Added `dueDate`.' });
     void ctx.alice.threadSend({ text: 'add a dueDate to Task and show it in formatTask', route });
-    await until(ctx.h, ended(ctx), 'the turn to end');
+    await untilRealIo(ctx.h, ended(ctx), 'the turn to end');
     expect(ctx.task.toString()).toContain('  dueDate?: string;\n}');
     expect(ctx.format.toString()).toContain('task.dueDate ? `${task.title} (due ${task.dueDate})` : task.title;');
     const view = ctx.view();
@@ -115,9 +90,9 @@ describe.each([
     server.respondOnceWith(patchCall({ chunkChars: 2, tokensPerSecond: 400 }));
     server.respondOnceWith({ text: 'Only the interface, then.' });
     void ctx.alice.threadSend({ text: 'add a dueDate', route });
-    await until(ctx.h, () => ctx.task.toString().includes('dueD'), 'the first hunk to stream in');
+    await untilRealIo(ctx.h, () => ctx.task.toString().includes('dueD'), 'the first hunk to stream in');
     void ctx.bob.threadSend({ text: 'only the interface', route });
-    await until(ctx.h, ended(ctx), 'the turn to end');
+    await untilRealIo(ctx.h, ended(ctx), 'the turn to end');
     expect(server.requests[0]!.outcome).toBe('client-closed');
     expect(ctx.task.toString()).toContain('dueD');
     expect(ctx.format.toString()).toBe(formatTs);
@@ -132,12 +107,12 @@ describe.each([
     server.requests.length = 0;
     server.respondOnceWith(patchCall({ chunkChars: 2, tokensPerSecond: 400 }));
     void ctx.alice.threadSend({ text: 'add a dueDate', route });
-    await until(ctx.h, () => ctx.task.toString().includes('dueD'), 'the first hunk to stream in');
+    await untilRealIo(ctx.h, () => ctx.task.toString().includes('dueD'), 'the first hunk to stream in');
     void ctx.bob.threadStop();
-    await until(ctx.h, ended(ctx), 'the turn to end');
+    await untilRealIo(ctx.h, ended(ctx), 'the turn to end');
     expect(ctx.view().turns[0]!.status).toBe('cancelled');
     expect(ctx.task.toString()).toContain('dueD');
-    await until(ctx.h, () => server.requests[0]!.outcome === 'client-closed', 'the provider request to be closed');
+    await untilRealIo(ctx.h, () => server.requests[0]!.outcome === 'client-closed', 'the provider request to be closed');
     expect(server.requests).toHaveLength(1);
     await ctx.close();
   });
