@@ -20,6 +20,7 @@ import { b8Autocomplete } from './benchmarks/b8Autocomplete';
 import { b9StreamReading } from './benchmarks/b9StreamReading';
 import { b10TokenToScreen } from './benchmarks/b10TokenToScreen';
 import { b11AgentThread } from './benchmarks/b11AgentThread';
+import { b12FolderProject } from './benchmarks/b12FolderProject';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
@@ -28,7 +29,7 @@ import { printTable } from './lib/printTable';
 import { ProgressWatchdog, type WatchdogLimits } from './lib/ProgressWatchdog';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
