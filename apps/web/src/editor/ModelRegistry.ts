@@ -4,6 +4,7 @@ import { MonacoBinding } from 'y-monaco';
 import type { PresenceUser } from '../stores/presenceStore';
 import { FileUndo } from './FileUndo';
 import { monaco } from './monacoSetup';
+import { nearestCode } from './nearestCode';
 
 const noFiles: ReadonlySet<string> = new Set();
 
@@ -63,10 +64,13 @@ export class ModelRegistry {
    */
   reconcile(pathById: ReadonlyMap<string, string>, tabs: readonly string[], binaryFileIds: ReadonlySet<string> = noFiles): void {
     const wanted = new Map<string, string>();
+    const code: Array<[string, string]> = [];
     for (const [fileId, path] of pathById) {
       if (binaryFileIds.has(fileId)) continue;
-      if (isCodeFile(path) || tabs.includes(fileId)) wanted.set(fileId, path);
+      if (tabs.includes(fileId)) wanted.set(fileId, path);
+      else if (isCodeFile(path)) code.push([fileId, path]);
     }
+    for (const [fileId, path] of nearestCode(code, tabs.map((id) => pathById.get(id)).filter((p): p is string => p !== undefined))) wanted.set(fileId, path);
     for (const fileId of [...this.files.keys()]) {
       if (!wanted.has(fileId)) this.close(fileId);
     }
