@@ -33,6 +33,12 @@ export interface Disk {
 export const defaultIgnores = ['.git', 'node_modules', 'dist', 'build', 'out', 'coverage', '.next', '.turbo', '.cache', 'target', '.flint-data', '.DS_Store'];
 
 const posix = (path: string) => path.split(sep).join('/');
+/**
+ * Git's own folder is never written, renamed or deleted through a workspace, whatever the tree
+ * says: a hook or a config there (core.fsmonitor, core.sshCommand) runs commands on this machine
+ * the next time anyone uses git in the folder.
+ */
+export const inGitFolder = (path: string) => path.split('/').some((segment) => segment.toLowerCase() === '.git');
 /** Our own temporary files (a write in progress): never read as a file of the project. */
 const temporary = /(^|\/)\.[^/]*\.flint-[0-9a-f]{8}\.tmp$/;
 
@@ -75,8 +81,9 @@ export class NodeDisk implements Disk {
     return false;
   }
 
-  /** The absolute path of a relative one, or null when it would leave the folder. */
+  /** The absolute path of a relative one, or null when it would leave the folder (or enter .git). */
   private inside(path: string): string | null {
+    if (inGitFolder(path)) return null;
     const absolute = resolve(this.root, path);
     return absolute.startsWith(this.root + sep) ? absolute : null;
   }

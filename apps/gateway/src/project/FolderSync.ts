@@ -3,7 +3,7 @@ import type * as Y from 'yjs';
 import type { Log } from '../core/GatewayContext';
 import type { LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
-import type { Disk, DiskEvent } from './Disk';
+import { inGitFolder, type Disk, type DiskEvent } from './Disk';
 import { applyText, decodeText, encodeText, mergeText, type TextFormat } from './fileText';
 import type { FolderProject } from './FolderProject';
 
@@ -262,15 +262,25 @@ export class FolderSync implements FolderProject {
     for (const [fileId, path] of after) {
       const was = before.get(fileId);
       if (was === undefined) this.scheduleWrite(fileId, 0);
-      else if (was !== path) void this.enqueue(() => this.disk.rename(was, path));
+      else if (was !== path) {
+        if (this.refused(path) || this.refused(was)) continue;
+        void this.enqueue(() => this.disk.rename(was, path));
+      }
     }
     for (const [fileId, path] of before) {
       if (after.has(fileId)) continue;
       this.cancelWrite(fileId);
       this.forget(fileId);
-      void this.enqueue(() => this.disk.remove(path));
+      if (!this.refused(path)) void this.enqueue(() => this.disk.remove(path));
     }
   };
+
+  /** Paths a workspace never writes on disk (git's folder); said once in the log. */
+  private refused(path: string): boolean {
+    if (!inGitFolder(path)) return false;
+    this.options.log('warn', 'a workspace path inside .git was not written to the folder', { root: this.root, path });
+    return true;
+  }
 
   private scheduleWrite(fileId: string, delayMs = this.writeDelayMs): void {
     if (this.stopped) return;
@@ -292,7 +302,7 @@ export class FolderSync implements FolderProject {
 
   /** Writes a document to its file, unless the disk already has its text. */
   private async write(fileId: string, path = this.room.pathOf(fileId)): Promise<void> {
-    if (path === null) return;
+    if (path === null || this.refused(path)) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind !== 'file' || entry.binary) return;
     const text = this.textOf(fileId);
