@@ -61,15 +61,8 @@ export class AgentService {
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${request.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
-    let bucket = this.promptBuckets.get(from);
-    if (!bucket) this.promptBuckets.set(from, (bucket = new TokenBucket(this.clock, this.config.promptsPerMinute / 60, Math.min(10, this.config.promptsPerMinute))));
-    if (!bucket.take()) return { ok: false, code: 'rate_limited', message: 'Too many prompts in a row; wait a few seconds.', retryAfterMs: 2000 };
-    if (this.usage.spent(from.workspaceId) >= this.config.workspaceTokensPerDay) {
-      return { ok: false, code: 'budget_exceeded', message: 'This workspace has used its token budget for today.' };
-    }
-    if (this.usage.spent(from.linkId) >= this.config.linkTokensPerDay) {
-      return { ok: false, code: 'budget_exceeded', message: 'This link has used its token budget for today.' };
-    }
+    const admitted = this.admit(from);
+    if (!admitted.ok) return admitted;
     const live = room.doc(request.fileId);
     const path = room.pathOf(request.fileId);
     if (!live || path === null) return { ok: false, code: 'not_found', message: 'That file no longer exists.' };
@@ -151,6 +144,25 @@ export class AgentService {
     room.turns.set(turnId, turn);
     void turn.run();
     return { ok: true, turnId };
+  }
+
+  /**
+   * The guardrails every request to the model passes, inline edit or thread message alike: one
+   * rate per session (a second service must not double it) and the daily token budgets.
+   */
+  admit(from: Prompter): { ok: true } | Extract<AgentResult, { ok: false }> {
+    let bucket = this.promptBuckets.get(from);
+    if (!bucket) this.promptBuckets.set(from, (bucket = new TokenBucket(this.clock, this.config.promptsPerMinute / 60, Math.min(10, this.config.promptsPerMinute))));
+    if (!bucket.take()) return { ok: false, code: 'rate_limited', message: 'Too many requests to the agent in a row; wait a few seconds.', retryAfterMs: 2000 };
+    const over = this.overDailyBudget(from);
+    return over ? { ok: false, code: 'budget_exceeded', message: over } : { ok: true };
+  }
+
+  /** Why `from` may spend no more tokens today, or null. */
+  overDailyBudget(from: Prompter): string | null {
+    if (this.usage.spent(from.workspaceId) >= this.config.workspaceTokensPerDay) return 'This workspace has used its token budget for today.';
+    if (this.usage.spent(from.linkId) >= this.config.linkTokensPerDay) return 'This link has used its token budget for today.';
+    return null;
   }
 
   /**

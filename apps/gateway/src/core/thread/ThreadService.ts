@@ -14,7 +14,6 @@ import type { AgentConfig } from '../GatewayConfig';
 import { generateId } from '../linkTokens';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
-import { TokenBucket } from '../TokenBucket';
 import { UsageLedger } from '../agent/UsageLedger';
 import { ThreadLog } from './ThreadLog';
 import { buildThreadPrompt, type HistoryEntry } from './threadPrompt';
@@ -40,7 +39,6 @@ const demoNotice =
  * thread in its doc, so every session sees it live and it survives a restart.
  */
 export class ThreadService {
-  private readonly buckets = new WeakMap<Prompter, TokenBucket>();
   private readonly hourly: UsageLedger;
   private readonly queues = new WeakMap<Room, Queued[]>();
   /** What the model last read of each file, per room: a patch to a file changed since is told so. */
@@ -97,11 +95,10 @@ export class ThreadService {
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${message.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
-    let bucket = this.buckets.get(from);
-    if (!bucket) this.buckets.set(from, (bucket = new TokenBucket(this.clock, this.config.promptsPerMinute / 60, Math.min(10, this.config.promptsPerMinute))));
-    if (!bucket.take()) return { ok: false, code: 'rate_limited', message: 'Too many messages in a row; wait a few seconds.', retryAfterMs: 2000 };
-    const over = this.overBudget(from);
-    if (over) return { ok: false, code: 'budget_exceeded', message: over };
+    const admitted = this.agent.admit(from);
+    if (!admitted.ok) return admitted;
+    const hourly = this.overHourlyBudget(from);
+    if (hourly) return { ok: false, code: 'budget_exceeded', message: hourly };
 
     const log = this.logOf(room);
     const turnId = generateId('t');
@@ -198,7 +195,7 @@ export class ThreadService {
         this.agent.usage.add(from.linkId, tokens);
         this.hourly.add(from.workspaceId, tokens);
         this.metrics.inc('flint_agent_tokens_total', { route: message.route }, tokens);
-        return this.overBudget(from);
+        return this.agent.overDailyBudget(from) ?? this.overHourlyBudget(from);
       },
       cursor: (fileId, caret, pending) => {
         const live = fileId ? room.doc(fileId) : null;
@@ -233,11 +230,8 @@ export class ThreadService {
     }
   }
 
-  private overBudget(from: Prompter): string | null {
-    if (this.agent.usage.spent(from.workspaceId) >= this.config.workspaceTokensPerDay) return 'This workspace has used its token budget for today.';
-    if (this.agent.usage.spent(from.linkId) >= this.config.linkTokensPerDay) return 'This link has used its token budget for today.';
-    if (this.hourly.spent(from.workspaceId) >= this.config.threadTokensPerWorkspaceHour) return 'This workspace has used its agent tokens for this hour; try again later.';
-    return null;
+  private overHourlyBudget(from: Prompter): string | null {
+    return this.hourly.spent(from.workspaceId) >= this.config.threadTokensPerWorkspaceHour ? 'This workspace has used its agent tokens for this hour; try again later.' : null;
   }
 
   private paths(room: Room): string[] {

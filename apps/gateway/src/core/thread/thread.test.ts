@@ -404,4 +404,14 @@ describe('the agent thread', () => {
     await run(ctx, 3);
     expect(await stop).toMatchObject({ ok: false, code: 'not_found' });
   });
+
+  it('shares one rate with inline edits: a session cannot double its requests by using both', async () => {
+    const ctx = setup({ agent: { promptsPerMinute: 1 } });
+    ctx.provider.answer(text('ok'));
+    expect((await send(ctx, 'alice', 'first')).ok).toBe(true);
+    await run(ctx, 5);
+    const inline = ctx.alice.prompt({ fileId: ctx.files.task, anchor: 0, head: 0, instruction: 'x' });
+    await run(ctx, 5);
+    expect(await inline).toMatchObject({ ok: false, code: 'rate_limited' });
+  });
 });
