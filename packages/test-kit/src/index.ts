@@ -6,3 +6,4 @@ export * from './seededRandom';
 export * from './gguf';
 export * from './fakeProviders';
 export * from './wireFuzz';
+export * from './services';
