@@ -1,12 +1,29 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDatabase, startPostgres } from '@flint/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
+import * as Y from 'yjs';
+import { PostgresStore } from './PostgresStore';
 import { SqliteStore } from './SqliteStore';
 import type { LinkRecord, Store } from './Store';
 
 const dir = mkdtempSync(join(tmpdir(), 'flint-store-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const postgres = await startPostgres();
+/** Stores the tests leave open, closed before their server stops. */
+const postgresStores: PostgresStore[] = [];
+let databases = 0;
+afterAll(async () => {
+  for (const store of postgresStores) store.close();
+  await postgres.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const openPostgres = (url: string): PostgresStore => {
+  const store = new PostgresStore(url);
+  postgresStores.push(store);
+  return store;
+};
 
 /** One contract, every Store implementation and configuration. */
 const implementations: Array<[string, () => { store: Store; reopen: (() => Store) | null }]> = [
@@ -18,7 +35,37 @@ const implementations: Array<[string, () => { store: Store; reopen: (() => Store
       return { store: new SqliteStore(file), reopen: () => new SqliteStore(file) };
     },
   ],
+  [
+    'PostgresStore',
+    () => {
+      const url = createDatabase(postgres, `contract_${++databases}`);
+      return { store: openPostgres(url), reopen: () => openPostgres(url) };
+    },
+  ],
 ];
+
+/** A document's successive updates, one per edit of its text, as a gateway would append them. */
+function editor() {
+  const doc = new Y.Doc();
+  const text = doc.getText('t');
+  let last: Uint8Array = new Uint8Array();
+  doc.on('update', (update: Uint8Array) => (last = update));
+  return {
+    doc,
+    insert(at: number, value: string): Uint8Array {
+      text.insert(at, value);
+      return last;
+    },
+  };
+}
+
+/** The text of the document the stored updates make. */
+function textOf(updates: Uint8Array[]): string {
+  const doc = new Y.Doc();
+  for (const update of updates) Y.applyUpdate(doc, update);
+  expect(doc.store.pendingStructs).toBeNull();
+  return doc.getText('t').toString();
+}
 
 const link = (overrides: Partial<LinkRecord> = {}): LinkRecord => ({
   id: 'l1',
@@ -59,30 +106,42 @@ describe.each(implementations)('Store contract: %s', (_name, make) => {
 
   it('appends, loads, compacts and deletes document updates in order', () => {
     const { store, reopen } = make();
-    store.appendUpdate('w1/d', new Uint8Array([1]));
-    store.appendUpdate('w1/d', new Uint8Array([2, 2]));
+    const { doc, insert } = editor();
+    const first = insert(0, 'ab');
+    const second = insert(2, 'cd');
+    store.appendUpdate('w1/d', first);
+    store.appendUpdate('w1/d', second);
     store.appendUpdate('w1/other', new Uint8Array([9]));
-    expect(store.loadDoc('w1/d')).toEqual({ updates: [new Uint8Array([1]), new Uint8Array([2, 2])], bytes: 3 });
-    store.compactDoc('w1/d', new Uint8Array([3, 3, 3]));
-    store.appendUpdate('w1/d', new Uint8Array([4]));
-    expect(store.loadDoc('w1/d').updates).toEqual([new Uint8Array([3, 3, 3]), new Uint8Array([4])]);
+    expect(store.loadDoc('w1/d')).toEqual({ updates: [first, second], bytes: first.byteLength + second.byteLength });
+    store.compactDoc('w1/d', Y.encodeStateAsUpdate(doc));
+    const third = insert(4, 'e');
+    store.appendUpdate('w1/d', third);
+    const compacted = store.loadDoc('w1/d');
+    expect(compacted.updates).toHaveLength(2);
+    expect(compacted.updates[1]).toEqual(third);
+    expect(compacted.bytes).toBe(compacted.updates[0]!.byteLength + third.byteLength);
+    expect(textOf(compacted.updates)).toBe('abcde');
     if (reopen) {
       store.close();
       const again = reopen();
-      expect(again.loadDoc('w1/d').updates).toEqual([new Uint8Array([3, 3, 3]), new Uint8Array([4])]);
+      expect(again.loadDoc('w1/d')).toEqual(compacted);
       again.deleteDoc('w1/d');
       expect(again.loadDoc('w1/d')).toEqual({ updates: [], bytes: 0 });
-      expect(again.loadDoc('w1/other').updates).toHaveLength(1);
+      expect(again.loadDoc('w1/other').updates).toEqual([new Uint8Array([9])]);
       again.close();
     }
   });
 
   it('sets aside updates that cannot be applied, keeping them out of the document', () => {
     const { store, reopen } = make();
-    store.appendUpdate('w1/d', new Uint8Array([1]));
+    const { doc, insert } = editor();
+    store.appendUpdate('w1/d', insert(0, 'ab'));
     store.appendUpdate('w1/d', new Uint8Array([6, 6]));
-    store.setAsideUpdates('w1/d', [new Uint8Array([6, 6])], 'not a Yjs update', new Uint8Array([1, 1]), 42);
-    expect(store.loadDoc('w1/d')).toEqual({ updates: [new Uint8Array([1, 1])], bytes: 2 });
+    store.setAsideUpdates('w1/d', [new Uint8Array([6, 6])], 'not a Yjs update', Y.encodeStateAsUpdate(doc), 42);
+    const { updates, bytes } = store.loadDoc('w1/d');
+    expect(updates).toHaveLength(1);
+    expect(bytes).toBe(updates[0]!.byteLength);
+    expect(textOf(updates)).toBe('ab');
     expect(store.listSetAside('w1/d')).toEqual([{ data: new Uint8Array([6, 6]), reason: 'not a Yjs update', at: 42 }]);
     expect(store.listSetAside('w1/other')).toEqual([]);
     if (reopen) {

@@ -52,7 +52,14 @@ export interface Store {
   /** Appends one update to a document ("workspaceId/docId"). Durable when it returns. */
   appendUpdate(docKey: string, update: Uint8Array): void;
   loadDoc(docKey: string): StoredDoc;
-  /** Replaces all of a document's updates by one merged update, atomically. */
+  /**
+   * Replaces the document's stored updates by one update, atomically. `merged` is the caller's
+   * state of the document as a Yjs update, holding everything it loaded and appended. The update
+   * left holds at least `merged`: SqliteStore (one gateway, the only writer) stores exactly
+   * `merged`; PostgresStore, whose database other gateways append to, stores `merged` merged with
+   * the rows it replaces, so updates the caller never received are kept. Updates appended after
+   * the compaction follow it.
+   */
   compactDoc(docKey: string, merged: Uint8Array): void;
   deleteDoc(docKey: string): void;
   /**
