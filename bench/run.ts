@@ -21,6 +21,7 @@ import { b9StreamReading } from './benchmarks/b9StreamReading';
 import { b10TokenToScreen } from './benchmarks/b10TokenToScreen';
 import { b11AgentThread } from './benchmarks/b11AgentThread';
 import { b12FolderProject } from './benchmarks/b12FolderProject';
+import { b13Cluster } from './benchmarks/b13Cluster';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
@@ -29,7 +30,7 @@ import { printTable } from './lib/printTable';
 import { ProgressWatchdog, type WatchdogLimits } from './lib/ProgressWatchdog';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject, b13Cluster];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');

@@ -13,6 +13,8 @@ export interface RunningService {
   /** redis://127.0.0.1:port or postgres://flint@127.0.0.1:port/flint */
   readonly url: string;
   readonly port: number;
+  /** The server's process id, also its process group's (a benchmark reads its CPU time in /proc). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startRedis(): Promise<RunningService> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: child.pid!,
     stop: async () => {
       await stopChild(child);
       rmSync(dir, { recursive: true, force: true });
@@ -148,6 +151,7 @@ export async function startPostgres(): Promise<RunningService> {
   return {
     url: `postgres://flint@127.0.0.1:${port}/flint`,
     port,
+    pid: child.pid!,
     stop: async () => {
       await stopChild(child, 'SIGINT'); // fast shutdown
       rmSync(dir, { recursive: true, force: true });
