@@ -3,6 +3,8 @@ import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, type ModelRouter } from './agent/ModelRouter';
 import { ThreadService } from './thread/ThreadService';
+import { LocalLimits } from './limits/LocalLimits';
+import type { SharedLimits } from './limits/SharedLimits';
 import type { Clock } from './Clock';
 import { CompletionService, type CompletionConfig } from './complete/CompletionService';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
@@ -25,6 +27,8 @@ export interface GatewayOptions {
   models?: ModelRouter;
   /** Autocomplete limits and budgets (defaults: `defaultCompletionConfig`). */
   completion?: Partial<CompletionConfig>;
+  /** Where prompt rates and token budgets are counted: shared by a cluster's gateways (`RedisLimits`); in memory by default. */
+  limits?: SharedLimits;
 }
 
 export interface CreatedWorkspace {
@@ -50,7 +54,8 @@ export class Gateway {
     this.links = new LinkService(options.store, options.clock);
     const log: Log = options.log ?? (() => {});
     this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log);
-    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics);
+    const limits = options.limits ?? new LocalLimits(options.clock);
+    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log);
     this.ctx = {
       clock: options.clock,
       config,
@@ -59,7 +64,7 @@ export class Gateway {
       rooms: this.rooms,
       log,
       agent,
-      thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent),
+      thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
       sessionOpened: (session) => {
         let sessions = this.sessionsByLink.get(session.linkId);

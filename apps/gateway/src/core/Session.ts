@@ -254,12 +254,23 @@ export class Session implements Connection, RoomSession {
       case 'agent.steer': {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
         const byName = this.shownAs?.name ?? 'Someone';
-        return this.sendResult(message.requestId, this.ctx.agent.handle(message, this, room, byName));
+        // A prompt answers once admitted (the limits may live in Redis); Esc and steer at once.
+        const result = this.ctx.agent.handle(message, this, room, byName);
+        if (!(result instanceof Promise)) return this.sendResult(message.requestId, result);
+        return void result.then(
+          (answer) => this.sendResult(message.requestId, answer),
+          (error: unknown) => this.ctx.log('error', 'an agent request failed after admission', { sessionId: this.sessionId, error: String(error) }),
+        );
       }
       case 'thread.send':
       case 'thread.stop': {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
-        return this.sendResult(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
+        const result = this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' });
+        if (!(result instanceof Promise)) return this.sendResult(message.requestId, result);
+        return void result.then(
+          (answer) => this.sendResult(message.requestId, answer),
+          (error: unknown) => this.ctx.log('error', 'a thread request failed after admission', { sessionId: this.sessionId, error: String(error) }),
+        );
       }
       case 'complete.request':
       case 'complete.cancel':

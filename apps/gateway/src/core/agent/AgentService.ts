@@ -3,11 +3,12 @@ import * as Y from 'yjs';
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../Clock';
 import type { AgentConfig } from '../GatewayConfig';
+import type { Log } from '../GatewayContext';
 import { generateId } from '../linkTokens';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';
-import { TokenBucket } from '../TokenBucket';
+import { dayMs, type SharedLimits } from '../limits/SharedLimits';
 import { AgentPeer } from './AgentPeer';
 import { EditApplier } from './EditApplier';
 import { buildInlineEditPrompt } from './inlineEditPrompt';
@@ -15,14 +16,35 @@ import type { ModelRouter } from './ModelRouter';
 import { RejectionHistory } from './RejectionHistory';
 import { resolveContentPosition } from './resolveContentPosition';
 import { Turn } from './Turn';
-import { UsageLedger } from './UsageLedger';
 
 export type AgentResult = { ok: true; turnId?: string } | { ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number };
+export type Refusal = Extract<AgentResult, { ok: false }>;
+
+/** A token budget an admission checks: what was spent under `key` over `windowMs` must stay under `max`. */
+export interface BudgetRule {
+  key: string;
+  windowMs: number;
+  max: number;
+  /** Why a request is refused once it is spent. */
+  message: string;
+}
+
+/**
+ * The budgets of an admitted request as they stood when it was admitted. `add` counts what the
+ * request spends and says why it must stop now, or null; spending by other requests meanwhile
+ * counts from their next admission on.
+ */
+export interface Budget {
+  add(tokens: number): string | null;
+}
 
 /** Who asks: a session, by what it is to the guardrails. */
 export interface Prompter extends Subscriber {
   readonly workspaceId: string;
 }
+
+const workspaceTokensKey = (from: Prompter) => `tokens:workspace:${from.workspaceId}`;
+const linkTokensKey = (from: Prompter) => `tokens:link:${from.linkId}`;
 
 const agentOwner: Subscriber = { sessionId: 'agent', linkId: 'agent', send: () => {} };
 const agentColor = '#c084fc';
@@ -32,9 +54,6 @@ const agentColor = '#c084fc';
  * into the file as the agent peer, telling every session in the room how the turn goes.
  */
 export class AgentService {
-  /** Tokens spent per workspace and per link (rolling day); the agent thread spends from it too. */
-  readonly usage: UsageLedger;
-  private readonly promptBuckets = new WeakMap<Subscriber, TokenBucket>();
   /** Per loaded doc, for as long as it is loaded: the agent's peer and what was rejected there. */
   private readonly docs = new WeakMap<Y.Doc, { peer: AgentPeer; history: RejectionHistory }>();
 
@@ -43,11 +62,13 @@ export class AgentService {
     private readonly config: AgentConfig,
     private readonly router: ModelRouter,
     private readonly metrics: Metrics,
-  ) {
-    this.usage = new UsageLedger(clock);
-  }
+    /** Rates and spending, shared by every gateway of a cluster (`LocalLimits` when alone). */
+    private readonly limits: SharedLimits,
+    private readonly log: Log,
+  ) {}
 
-  handle(request: AgentRequest, from: Prompter, room: Room, byName: string): AgentResult {
+  /** A prompt answers once it is admitted (the limits may live in another process); the rest at once. */
+  handle(request: AgentRequest, from: Prompter, room: Room, byName: string): AgentResult | Promise<AgentResult> {
     if (request.type === 'agent.prompt') return this.prompt(request, from, room, byName);
     const turn = room.turns.get(request.turnId);
     if (!turn) return { ok: false, code: 'not_found', message: 'That turn has already ended.' };
@@ -56,13 +77,22 @@ export class AgentService {
     return { ok: true, turnId: request.turnId };
   }
 
-  private prompt(request: Extract<AgentRequest, { type: 'agent.prompt' }>, from: Prompter, room: Room, byName: string): AgentResult {
+  private prompt(request: Extract<AgentRequest, { type: 'agent.prompt' }>, from: Prompter, room: Room, byName: string): AgentResult | Promise<AgentResult> {
     const routed = this.router(request.route);
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${request.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
-    const admitted = this.admit(from);
-    if (!admitted.ok) return admitted;
+    // Nothing is awaited between admission and the turn's start: what is checked below still holds when it starts.
+    return this.admit(from).then((admitted) => (admitted.ok ? this.start(request, from, room, byName, routed) : admitted));
+  }
+
+  private start(
+    request: Extract<AgentRequest, { type: 'agent.prompt' }>,
+    from: Prompter,
+    room: Room,
+    byName: string,
+    routed: NonNullable<ReturnType<ModelRouter>>,
+  ): AgentResult {
     const live = room.doc(request.fileId);
     const path = room.pathOf(request.fileId);
     if (!live || path === null) return { ok: false, code: 'not_found', message: 'That file no longer exists.' };
@@ -128,8 +158,7 @@ export class AgentService {
       },
       onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.caret(), turn.provisional, cursor)),
       onUsage: (tokens) => {
-        this.usage.add(from.workspaceId, tokens);
-        this.usage.add(from.linkId, tokens);
+        this.spend(from, tokens);
         this.metrics.inc('flint_agent_tokens_total', { route: request.route }, tokens);
         return true;
       },
@@ -148,21 +177,46 @@ export class AgentService {
 
   /**
    * The guardrails every request to the model passes, inline edit or thread message alike: one
-   * rate per session (a second service must not double it) and the daily token budgets.
+   * rate per link, whichever gateways its sessions are on (a second service must not double it),
+   * and the daily token budgets, with `rules` a service adds. When the limits cannot be read the
+   * request is refused: an outage must not lift every limit.
    */
-  admit(from: Prompter): { ok: true } | Extract<AgentResult, { ok: false }> {
-    let bucket = this.promptBuckets.get(from);
-    if (!bucket) this.promptBuckets.set(from, (bucket = new TokenBucket(this.clock, this.config.promptsPerMinute / 60, Math.min(10, this.config.promptsPerMinute))));
-    if (!bucket.take()) return { ok: false, code: 'rate_limited', message: 'Too many requests to the agent in a row; wait a few seconds.', retryAfterMs: 2000 };
-    const over = this.overDailyBudget(from);
-    return over ? { ok: false, code: 'budget_exceeded', message: over } : { ok: true };
+  admit(from: Prompter, rules: readonly BudgetRule[] = []): Promise<{ ok: true; budget: Budget } | Refusal> {
+    const { promptsPerMinute, workspaceTokensPerDay, linkTokensPerDay } = this.config;
+    const all: BudgetRule[] = [
+      { key: workspaceTokensKey(from), windowMs: dayMs, max: workspaceTokensPerDay, message: 'This workspace has used its token budget for today.' },
+      { key: linkTokensKey(from), windowMs: dayMs, max: linkTokensPerDay, message: 'This link has used its token budget for today.' },
+      ...rules,
+    ];
+    // One round trip to shared limits, not one per question.
+    const answers = Promise.all([
+      this.limits.take(`rate:${from.linkId}`, promptsPerMinute / 60, Math.min(10, promptsPerMinute)),
+      Promise.all(all.map((rule) => this.limits.spent(rule.key, rule.windowMs))),
+    ]);
+    return answers.then(
+      ([taken, spent]): { ok: true; budget: Budget } | Refusal => {
+        if (!taken) return { ok: false, code: 'rate_limited', message: 'Too many requests to the agent in a row; wait a few seconds.', retryAfterMs: 2000 };
+        const budget = budgetOf(all, spent);
+        const over = budget.add(0);
+        return over ? { ok: false, code: 'budget_exceeded', message: over } : { ok: true, budget };
+      },
+      (error: unknown): Refusal => {
+        this.log('warn', 'refused a request to the agent: the shared limits did not answer', { linkId: from.linkId, error: String(error) });
+        // No RequestErrorCode says "unavailable"; rate_limited tells the client to retry later.
+        return {
+          ok: false,
+          code: 'rate_limited',
+          message: 'The gateway cannot reach the service that keeps the agent\'s limits, so it sends nothing to the model for now; try again in a few seconds.',
+          retryAfterMs: 5000,
+        };
+      },
+    );
   }
 
-  /** Why `from` may spend no more tokens today, or null. */
-  overDailyBudget(from: Prompter): string | null {
-    if (this.usage.spent(from.workspaceId) >= this.config.workspaceTokensPerDay) return 'This workspace has used its token budget for today.';
-    if (this.usage.spent(from.linkId) >= this.config.linkTokensPerDay) return 'This link has used its token budget for today.';
-    return null;
+  /** Counts tokens a request to the model used against the daily budgets of its workspace and link. */
+  spend(from: Prompter, tokens: number): void {
+    this.limits.spend(workspaceTokensKey(from), tokens);
+    this.limits.spend(linkTokensKey(from), tokens);
   }
 
   /**
@@ -235,4 +289,15 @@ function resolveRange(doc: Y.Doc, content: string, anchor: string, head: string)
     end = newline === -1 ? content.length : newline;
   }
   return { start, end };
+}
+
+function budgetOf(rules: readonly BudgetRule[], spentAtAdmission: readonly number[]): Budget {
+  let used = 0;
+  return {
+    add(tokens) {
+      used += tokens;
+      const over = rules.find((rule, i) => spentAtAdmission[i]! + used >= rule.max);
+      return over ? over.message : null;
+    },
+  };
 }

@@ -90,6 +90,8 @@ async function runOnce({ lines, start: startAt, length, plan, moments }: Scenari
   const rewrite = rewriteOf(region, plan);
   const result = clients[0]!.prompt({ fileId, anchor: start, head: end, instruction: 'rewrite' });
   h.flush();
+  await drain(); // the answer is sent once the prompt is admitted
+  h.flush();
   const answer = await result;
   if (!answer.ok || !answer.turnId) throw new Error(`refused ${JSON.stringify(answer)}`);
 

@@ -29,7 +29,8 @@ async function setup() {
   h.flush();
   const first = alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'add a comment' });
   h.flush();
-  await drain();
+  await drain(); // the answer is sent once the prompt is admitted
+  h.flush();
   expect(await first).toMatchObject({ ok: true });
   provider.emit('// adds\nexport function add(a: number, b: number) {');
   provider.end();
@@ -53,6 +54,13 @@ async function setup() {
   h.flush();
   const hunkItem = hunks._map.values().next().value!;
   return { h, provider, fileId, text, written, pair, messages, inContent: (index: number) => encode(Y.createRelativePositionFromTypeIndex(text, index)), hunkItem };
+}
+
+/** Delivers a prompt and its answer, which is sent once the prompt is admitted. */
+async function answered(ctx: Awaited<ReturnType<typeof setup>>): Promise<void> {
+  ctx.h.flush();
+  await drain();
+  ctx.h.flush();
 }
 
 const encode = (position: Y.RelativePosition) => toBase64(Y.encodeRelativePosition(position));
@@ -81,7 +89,7 @@ describe('positions outside the file\'s text', () => {
         const id = requestId++;
         ctx.h.clock.advance(10); // one prompt's worth of the rate limit (bursts of 10)
         ctx.pair.client.send(encodeControl({ type: 'agent.prompt', requestId: id, fileId: ctx.fileId, anchor: anchor!, head: head!, instruction: 'write here', route: 'fast' }));
-        ctx.h.flush();
+        await answered(ctx);
         expect(ctx.messages.find((m) => m.type === 'result' && m.requestId === id), what).toMatchObject({ ok: false, code: 'invalid_range' });
       }
     }
@@ -92,7 +100,7 @@ describe('positions outside the file\'s text', () => {
     // The same session's prompt with positions in the text still runs.
     ctx.h.clock.advance(10);
     ctx.pair.client.send(encodeControl({ type: 'agent.prompt', requestId: 1, fileId: ctx.fileId, anchor: ctx.inContent(0), head: ctx.inContent(2), instruction: 'ok', route: 'fast' }));
-    ctx.h.flush();
+    await answered(ctx);
     expect(ctx.messages.find((m) => m.type === 'result' && m.requestId === 1)).toMatchObject({ ok: true });
   });
 

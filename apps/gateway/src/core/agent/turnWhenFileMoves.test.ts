@@ -24,7 +24,8 @@ async function streamingTurn() {
   h.flush();
   const prompted = alice.prompt({ fileId, anchor: 0, head: original.length, instruction: 'document it' });
   h.flush();
-  await drain();
+  await drain(); // the answer is sent once the prompt is admitted
+  h.flush();
   const answer = await prompted;
   if (!answer.ok || !answer.turnId) throw new Error(`prompt refused: ${JSON.stringify(answer)}`);
   const turnId = answer.turnId;

@@ -6,7 +6,7 @@ import {
   type ThreadRequest,
   type ThreadTurnRecord,
 } from '@flint/protocol';
-import type { AgentResult, AgentService, Prompter } from '../agent/AgentService';
+import type { AgentResult, AgentService, Budget, BudgetRule, Prompter } from '../agent/AgentService';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { resolveContentPosition } from '../agent/resolveContentPosition';
 import type { Clock } from '../Clock';
@@ -14,7 +14,7 @@ import type { AgentConfig } from '../GatewayConfig';
 import { generateId } from '../linkTokens';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
-import { UsageLedger } from '../agent/UsageLedger';
+import { hourMs, type SharedLimits } from '../limits/SharedLimits';
 import { ThreadLog } from './ThreadLog';
 import { buildThreadPrompt, type HistoryEntry } from './threadPrompt';
 import { THREAD_TOOLS } from './threadTools';
@@ -39,10 +39,14 @@ const demoNotice =
  * thread in its doc, so every session sees it live and it survives a restart.
  */
 export class ThreadService {
-  private readonly hourly: UsageLedger;
   private readonly queues = new WeakMap<Room, Queued[]>();
   /** What the model last read of each file, per room: a patch to a file changed since is told so. */
   private readonly reads = new WeakMap<Room, Map<string, string>>();
+  /**
+   * A message being admitted, per room: requests that arrive meanwhile wait for it, so they
+   * steer, queue behind or stop the turn it starts, as they would had it started at once.
+   */
+  private readonly starting = new WeakMap<Room, Promise<AgentResult>>();
 
   constructor(
     private readonly clock: Clock,
@@ -50,11 +54,13 @@ export class ThreadService {
     private readonly router: ModelRouter,
     private readonly metrics: Metrics,
     private readonly agent: AgentService,
-  ) {
-    this.hourly = new UsageLedger(clock, 3_600_000);
-  }
+    private readonly limits: SharedLimits,
+  ) {}
 
-  handle(request: ThreadRequest, from: Prompter, room: Room, author: ThreadAuthor): AgentResult {
+  /** A message that starts a turn answers once it is admitted (the limits may live in another process). */
+  handle(request: ThreadRequest, from: Prompter, room: Room, author: ThreadAuthor): AgentResult | Promise<AgentResult> {
+    const starting = this.starting.get(room);
+    if (starting) return starting.then(() => this.handle(request, from, room, author));
     const running = room.threadTurn;
     if (request.type === 'thread.stop') {
       if (!running) return { ok: false, code: 'not_found', message: 'The agent is not writing.' };
@@ -89,17 +95,27 @@ export class ThreadService {
     return new ThreadLog(room.thread.doc, () => this.clock.now());
   }
 
-  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room): AgentResult {
-    const { from } = message;
+  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room): AgentResult | Promise<AgentResult> {
     const routed = this.router(message.route);
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${message.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
-    const admitted = this.agent.admit(from);
-    if (!admitted.ok) return admitted;
-    const hourly = this.overHourlyBudget(from);
-    if (hourly) return { ok: false, code: 'budget_exceeded', message: hourly };
+    // Nothing is awaited between admission and the turn's start: no other turn can begin meanwhile (`starting`).
+    const admission = this.agent.admit(message.from, [this.hourlyRule(message.from)]).then((admitted) => {
+      this.starting.delete(room);
+      return admitted.ok ? this.begin(message, room, routed, admitted.budget) : admitted;
+    });
+    this.starting.set(room, admission);
+    return admission;
+  }
 
+  private begin(
+    message: Omit<Queued, 'messageId'> & { messageId: string | null },
+    room: Room,
+    routed: NonNullable<ReturnType<ModelRouter>>,
+    budget: Budget,
+  ): AgentResult {
+    const { from } = message;
     const log = this.logOf(room);
     const turnId = generateId('t');
     const author = { name: message.author.name, color: message.author.color };
@@ -191,11 +207,10 @@ export class ThreadService {
         noteRead: (fileId, text) => reads.set(fileId, text),
       },
       onUsage: (tokens) => {
-        this.agent.usage.add(from.workspaceId, tokens);
-        this.agent.usage.add(from.linkId, tokens);
-        this.hourly.add(from.workspaceId, tokens);
+        this.agent.spend(from, tokens);
+        this.limits.spend(this.hourlyRule(from).key, tokens);
         this.metrics.inc('flint_agent_tokens_total', { route: message.route }, tokens);
-        return this.agent.overDailyBudget(from) ?? this.overHourlyBudget(from);
+        return budget.add(tokens);
       },
       cursor: (fileId, caret, pending) => {
         const live = fileId ? room.doc(fileId) : null;
@@ -221,17 +236,23 @@ export class ThreadService {
     const queue = this.queues.get(room);
     const queued = queue?.shift();
     if (!queued) return;
-    const result = this.start(queued, room);
-    if (!result.ok) {
+    void Promise.resolve(this.start(queued, room)).then((result) => {
+      if (result.ok) return;
       const log = this.logOf(room);
       log.update(queued.messageId, { queued: undefined });
       log.append({ kind: 'notice', turnId: '', level: 'error' }, `The queued message from ${queued.author.name} could not be sent: ${result.message}`);
       this.next(room);
-    }
+    });
   }
 
-  private overHourlyBudget(from: Prompter): string | null {
-    return this.hourly.spent(from.workspaceId) >= this.config.threadTokensPerWorkspaceHour ? 'This workspace has used its agent tokens for this hour; try again later.' : null;
+  /** The thread's own budget, on top of the daily ones: tokens per workspace per clock hour. */
+  private hourlyRule(from: Prompter): BudgetRule {
+    return {
+      key: `thread-tokens:workspace:${from.workspaceId}`,
+      windowMs: hourMs,
+      max: this.config.threadTokensPerWorkspaceHour,
+      message: 'This workspace has used its agent tokens for this hour; try again later.',
+    };
   }
 
   private paths(room: Room): string[] {
