@@ -13,7 +13,12 @@ import { createProviders, describeProviderConfig, loadProviderConfig, ProviderCo
 import { NodeDisk } from './project/Disk';
 import { FolderSync } from './project/FolderSync';
 import { demoWorkspaceFiles } from './seed/demoWorkspace';
+import { RedisBus } from './cluster/RedisBus';
+import { RedisLimits } from './cluster/RedisLimits';
+import { generateId } from './core/linkTokens';
+import { PostgresStore } from './storage/PostgresStore';
 import { SqliteStore } from './storage/SqliteStore';
+import type { Store } from './storage/Store';
 import { startServer } from './transport/httpServer';
 import { linkUrl } from './transport/restApi';
 import { systemClock } from './transport/systemClock';
@@ -59,6 +64,17 @@ const allowedOrigins = env.FLINT_ALLOWED_ORIGINS ? env.FLINT_ALLOWED_ORIGINS.spl
 const publicUrl = env.FLINT_PUBLIC_URL?.replace(/\/$/, '') ?? null;
 // Unset (or empty): anyone who can reach the gateway may create a workspace, as on a laptop.
 const createToken = env.FLINT_CREATE_TOKEN || null;
+// A cluster (docs/cluster.md): gateways that share one PostgreSQL database, joined by Redis.
+const databaseUrl = env.FLINT_DATABASE_URL || null;
+const redisUrl = env.FLINT_REDIS_URL || null;
+if (redisUrl && !databaseUrl) {
+  console.error('FLINT_REDIS_URL joins gateways that share one database: set FLINT_DATABASE_URL (PostgreSQL) too.');
+  process.exit(2);
+}
+if (redisUrl && folderArg) {
+  console.error('A folder project is served by one gateway, next to its folder: unset FLINT_REDIS_URL to open a folder.');
+  process.exit(2);
+}
 
 const log: Log = (level, message, fields) => {
   const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
@@ -109,11 +125,32 @@ function loadModels(): { router: ModelRouter; close: () => Promise<void> } {
 }
 
 mkdirSync(dataDir, { recursive: true });
-const store = new SqliteStore(join(dataDir, 'flint.sqlite'));
+function openStore(): Store {
+  if (!databaseUrl) return new SqliteStore(join(dataDir, 'flint.sqlite'));
+  try {
+    return new PostgresStore(databaseUrl);
+  } catch (error) {
+    console.error(`Cannot use the database at FLINT_DATABASE_URL: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
 const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
-const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config });
+const gatewayId = generateId('g');
+const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
+const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
+const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config, bus, limits });
+if (bus) {
+  try {
+    await bus.start(gateway.cluster);
+  } catch (error) {
+    console.error(`Cannot join the cluster at FLINT_REDIS_URL: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  log('info', 'joined the cluster', { gatewayId });
+}
 
 /**
  * Seeds the demo workspace once. Its owner token is kept in the data folder (mode 0600), the
@@ -167,6 +204,9 @@ const projects = { get: (workspaceId: string) => (folder && folder.workspaceId =
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: () => readiness(models.router) });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
+} else if (bus) {
+  // One of several gateways: workspaces are made through POST /workspaces, not seeded per process.
+  console.log(`\n  Flint gateway ${gatewayId} is running at ${running.url} (cluster: PostgreSQL + Redis)\n`);
 } else {
   const demoUrl = demoOwnerLink(running.url);
   console.log(`\n  Flint is running at ${running.url}\n  Demo workspace (owner link): ${demoUrl}\n  Data: ${dataDir}\n`);
@@ -181,6 +221,8 @@ async function stop(signal: string): Promise<void> {
   await folder?.sync.stop();
   folder?.release();
   await running.close();
+  await bus?.close();
+  await limits?.close();
   await models.close();
   store.close();
   process.exit(0);

@@ -34,6 +34,11 @@ export const CloseCode = {
   RateLimited: 4429,
   /** A bug on the server. */
   Internal: 4500,
+  /**
+   * The gateway could not store a change (its database did not answer): nothing of it was
+   * shown to anyone; reconnect, and the tab's sync sends it again.
+   */
+  StoreUnavailable: 4503,
 } as const;
 export type CloseCode = (typeof CloseCode)[keyof typeof CloseCode];
 
@@ -88,6 +93,8 @@ export function describeClose(code: number): string {
       return 'The gateway is restarting; reconnecting.';
     case CloseCode.Internal:
       return 'The gateway hit an internal error; reconnecting.';
+    case CloseCode.StoreUnavailable:
+      return 'The gateway could not save changes just now; reconnecting. Your edits are kept in this tab and sent again.';
     default:
       return 'The connection to the gateway was lost; reconnecting.';
   }

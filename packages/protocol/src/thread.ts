@@ -91,6 +91,8 @@ export interface ThreadTurnRecord {
   /** The Yjs client id of the agent in each file it wrote, by fileId: its hunks carry it. */
   agentClients: Record<string, number>;
   error: { code: AgentErrorCode | 'guardrail' | 'patch'; message: string } | null;
+  /** The gateway process running the turn (several may serve a workspace); absent in older threads. */
+  gateway?: string;
 }
 
 export interface ThreadView {

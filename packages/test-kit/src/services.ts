@@ -143,7 +143,12 @@ export async function startPostgres(): Promise<RunningService> {
     { detached: true, stdio: 'ignore', ...(user ?? {}) },
   );
   await untilListening(port, child, 'postgres');
-  const create = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'flint', 'flint'], { encoding: 'utf8' });
+  // Listening comes before accepting: "the database system is starting up" for a moment.
+  let create = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'flint', 'flint'], { encoding: 'utf8' });
+  for (let tries = 0; create.status !== 0 && /starting up/.test(create.stderr) && tries < 300; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    create = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'flint', 'flint'], { encoding: 'utf8' });
+  }
   if (create.status !== 0) {
     await stopChild(child);
     throw new Error(`createdb failed: ${create.stderr}`);

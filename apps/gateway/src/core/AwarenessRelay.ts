@@ -70,6 +70,40 @@ export class AwarenessRelay {
     return accepted;
   }
 
+  /**
+   * Applies states another gateway relayed (rebuilt there already), each owned here by
+   * `ownerFor(linkId)`: the same rules as `apply` — only the same link takes over a client id,
+   * never an older clock. Returns the entries that changed, to send to this gateway's sessions.
+   */
+  applyRemote(entries: ReadonlyArray<AwarenessEntry & { linkId: string }>, ownerFor: (linkId: string) => Subscriber): AwarenessEntry[] {
+    const accepted: AwarenessEntry[] = [];
+    for (const { clientId, clock, stateJson, linkId } of entries) {
+      const existing = this.entries.get(clientId);
+      if (existing && clock < existing.clock) continue;
+      if (stateJson === 'null') {
+        if (!existing) continue;
+        this.entries.delete(clientId);
+      } else {
+        if (existing && existing.owner.linkId !== linkId) continue;
+        this.entries.set(clientId, { clock, stateJson, owner: ownerFor(linkId) });
+      }
+      accepted.push({ clientId, clock, stateJson });
+    }
+    return accepted;
+  }
+
+  /** The link that owns a client id's state (the agent's: 'agent'), or '' when none. */
+  linkIdOf(clientId: number): string {
+    return this.entries.get(clientId)?.owner.linkId ?? '';
+  }
+
+  /** States this gateway's own sessions and agent set (not those relayed from other gateways). */
+  ownedHere(isRemote: (owner: Subscriber) => boolean): AwarenessEntry[] {
+    return [...this.entries]
+      .filter(([, e]) => !isRemote(e.owner))
+      .map(([clientId, e]) => ({ clientId, clock: e.clock, stateJson: e.stateJson }));
+  }
+
   private ownedBy(owner: Subscriber): number {
     let count = 0;
     for (const entry of this.entries.values()) if (entry.owner === owner) count++;

@@ -1,4 +1,4 @@
-import { CloseCode, type Role } from '@flint/protocol';
+import { CloseCode, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, type ModelRouter } from './agent/ModelRouter';
@@ -15,6 +15,8 @@ import { Metrics } from './Metrics';
 import type { Connection, PeerSocket } from './PeerSocket';
 import type { Room } from './Room';
 import { RoomRegistry } from './RoomRegistry';
+import { SoloBus, type ClusterBus } from './cluster/ClusterBus';
+import { ClusterNode } from './cluster/ClusterNode';
 import { Session } from './Session';
 import type * as Y from 'yjs';
 
@@ -27,6 +29,8 @@ export interface GatewayOptions {
   models?: ModelRouter;
   /** Autocomplete limits and budgets (defaults: `defaultCompletionConfig`). */
   completion?: Partial<CompletionConfig>;
+  /** The other gateways of a cluster (decision 0024); alone by default. */
+  bus?: ClusterBus;
   /** Where prompt rates and token budgets are counted: shared by a cluster's gateways (`RedisLimits`); in memory by default. */
   limits?: SharedLimits;
 }
@@ -43,6 +47,8 @@ export interface CreatedWorkspace {
 export class Gateway {
   readonly metrics = new Metrics();
   readonly links: LinkService;
+  /** This gateway as one of a cluster: start its bus with it (`bus.start(gateway.cluster)`). */
+  readonly cluster: ClusterNode;
   private readonly rooms: RoomRegistry;
   private readonly sessionsByLink = new Map<string, Set<Session>>();
   private readonly store: Store;
@@ -53,7 +59,17 @@ export class Gateway {
     this.store = options.store;
     this.links = new LinkService(options.store, options.clock);
     const log: Log = options.log ?? (() => {});
-    this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log);
+    this.cluster = new ClusterNode({
+      bus: options.bus ?? new SoloBus(generateId('g')),
+      loadedRoom: (workspaceId) => this.rooms.loaded(workspaceId),
+      loadedRooms: () => this.rooms.all(),
+      closeLink: (linkId) => this.closeSessionsOf(linkId),
+      threadRequest: (room, request, linkId, author) => this.threadRequestFromCluster(room, request, linkId, author),
+      metrics: this.metrics,
+      log,
+      now: () => options.clock.now(),
+    });
+    this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log, this.cluster);
     const limits = options.limits ?? new LocalLimits(options.clock);
     const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log);
     this.ctx = {
@@ -174,11 +190,25 @@ export class Gateway {
   revokeLink(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
     const result = this.links.revoke(workspaceId, token, linkId);
     if (result.ok) {
-      for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) {
-        session.close(CloseCode.LinkRevoked, 'link revoked');
-      }
+      this.closeSessionsOf(linkId);
+      this.cluster.announce({ kind: 'revoke', linkId });
     }
     return result;
+  }
+
+  private closeSessionsOf(linkId: string): void {
+    for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) session.close(CloseCode.LinkRevoked, 'link revoked');
+  }
+
+  /**
+   * A thread message (or Stop) a session on another gateway sent for the turn running here: it
+   * is handled as if sent here, by the same link (its rate and budgets).
+   */
+  private threadRequestFromCluster(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void {
+    const from = { sessionId: `cluster:${linkId}`, linkId, workspaceId: room.workspace.id, send: () => {} };
+    void Promise.resolve(this.ctx.thread.handle(request, from, room, author)).then((result) => {
+      if (!result.ok) this.ctx.log('info', 'a thread request from another gateway was refused', { code: result.code });
+    });
   }
 
   /** Closes every session (clients will reconnect) and unloads rooms, compacting their docs. */

@@ -20,7 +20,7 @@ export interface AgentConfig {
   /** The agent applies the model's text once per this interval, never per token (DESIGN §4). */
   flushIntervalMs: number;
   maxOutputTokens: number;
-  /** Prompts per minute per session. */
+  /** Prompts per minute per link (all its tabs, on any gateway of a cluster). */
   promptsPerMinute: number;
   /** Token budgets per rolling day. */
   workspaceTokensPerDay: number;

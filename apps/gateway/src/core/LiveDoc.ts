@@ -5,6 +5,7 @@ import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
 import { checkTrialOrder, checkUpdate, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
 import type { Clock } from './Clock';
+import type { WorkspaceMessage } from './cluster/ClusterBus';
 import type { GatewayConfig } from './GatewayConfig';
 import type { Log } from './GatewayContext';
 import type { Metrics } from './Metrics';
@@ -13,6 +14,22 @@ import type { RoomSession, Subscriber } from './Subscriber';
 
 /** The origin of changes the gateway makes itself (file tree operations, seeding). */
 export const GATEWAY_ORIGIN = Symbol('gateway');
+/** The origin of changes another gateway accepted, stored and published (decision 0024). */
+export const CLUSTER_ORIGIN = Symbol('cluster');
+
+/** How a room and its docs tell the other gateways of a cluster what changed here. */
+export interface DocCluster {
+  /** This gateway's id (unique per process). */
+  readonly gatewayId: string;
+  /** Whether the gateway with this id runs now (this one, or one heard from recently). */
+  isAlive(gatewayId: string): boolean;
+  /** Tells the other gateways following a workspace (a turn's status, a Stop for a turn they run). */
+  publish(workspaceId: string, message: WorkspaceMessage): void;
+  /** A change accepted by this gateway, stored already. */
+  stored(live: LiveDoc, update: Uint8Array): void;
+  /** Cursors and presence set by this gateway's sessions or its agent. */
+  awarenessChanged(live: LiveDoc, entries: AwarenessEntry[]): void;
+}
 
 /** What a live doc needs of the gateway. */
 export interface DocContext {
@@ -21,6 +38,9 @@ export interface DocContext {
   readonly metrics: Metrics;
   readonly clock: Clock;
   readonly log: Log;
+  readonly cluster: DocCluster;
+  /** The store refused a change of `live` (its database is down): the room must go (RoomRegistry). */
+  storeFailed(live: LiveDoc, error: unknown): void;
 }
 
 /** Yjs throws on bytes that are not updates; such a store is read update by update instead. */
@@ -41,16 +61,21 @@ export class LiveDoc {
   readonly doc = new Y.Doc();
   readonly awareness = new AwarenessRelay();
   readonly subscribers = new Set<RoomSession>();
+  /** The store refused an update: this doc holds a change it does not, and is about to be dropped. */
+  private storeFailed = false;
   /** Bytes of the stored updates: an upper bound of the encoded document, cheap to keep. */
   storedBytes: number;
   private updatesSinceCompaction: number;
 
+  private readonly docKey: string;
+
   constructor(
+    readonly workspaceId: string,
     readonly docId: string,
-    private readonly docKey: string,
     private readonly ctx: DocContext,
   ) {
-    const stored = ctx.store.loadDoc(docKey);
+    this.docKey = `${workspaceId}/${docId}`;
+    const stored = ctx.store.loadDoc(this.docKey);
     this.storedBytes = stored.bytes;
     this.updatesSinceCompaction = stored.updates.length;
     if (stored.updates.length > 0) this.load(stored.updates);
@@ -145,8 +170,23 @@ export class LiveDoc {
     return check;
   }
 
+  /**
+   * Stored, then sent to this gateway's sessions, then published to the other gateways. A change
+   * another gateway published is stored already (by it): it is only sent on.
+   */
   private readonly onUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction): void => {
-    this.ctx.store.appendUpdate(this.docKey, update);
+    const local = origin !== CLUSTER_ORIGIN;
+    if (this.storeFailed) return;
+    if (local) {
+      try {
+        this.ctx.store.appendUpdate(this.docKey, update);
+      } catch (error) {
+        // Not stored, so shown to no one: the room is dropped and its tabs send it again.
+        this.storeFailed = true;
+        this.ctx.storeFailed(this, error);
+        return;
+      }
+    }
     this.storedBytes += update.byteLength;
     this.ctx.metrics.inc('flint_doc_updates_total');
     const encoder = startDocFrame(Channel.Sync, this.docId);
@@ -155,6 +195,8 @@ export class LiveDoc {
     for (const subscriber of this.subscribers) {
       if (subscriber !== origin) subscriber.sendUpdate(this, frame, transaction.beforeState);
     }
+    if (!local) return;
+    this.ctx.cluster.stored(this, update);
     if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
   };
 
@@ -169,7 +211,7 @@ export class LiveDoc {
   }
 
   compact(): void {
-    if (this.updatesSinceCompaction <= 1) return;
+    if (this.updatesSinceCompaction <= 1 || this.storeFailed) return;
     const merged = Y.encodeStateAsUpdate(this.doc);
     this.ctx.store.compactDoc(this.docKey, merged);
     this.storedBytes = merged.byteLength;
@@ -177,13 +219,17 @@ export class LiveDoc {
     this.ctx.metrics.inc('flint_doc_compactions_total');
   }
 
-  /** Sends awareness entries to every subscriber but `except`. */
-  broadcastAwareness(entries: AwarenessEntry[], except: Subscriber | null): void {
+  /**
+   * Sends awareness entries to every subscriber but `except`, and, unless they came from
+   * another gateway, to the other gateways.
+   */
+  broadcastAwareness(entries: AwarenessEntry[], except: Subscriber | null, fromCluster = false): void {
     if (entries.length === 0) return;
     const frame = this.awarenessFrame(entries);
     for (const subscriber of this.subscribers) {
       if (subscriber !== except) subscriber.sendAwareness(this, frame, entries);
     }
+    if (!fromCluster) this.ctx.cluster.awarenessChanged(this, entries);
   }
 
   awarenessFrame(entries: AwarenessEntry[]): Uint8Array {

@@ -1,5 +1,6 @@
 import {
   describePathError,
+  encodeControl,
   FILE_TEXT_KEY,
   INDEX_DOC_ID,
   INDEX_ENTRIES_KEY,
@@ -11,9 +12,13 @@ import {
   type FileOp,
   type IndexEntry,
   type RequestErrorCode,
+  type ThreadTurnRecord,
+  type TurnInfo,
+  THREAD_TURNS_KEY,
 } from '@flint/protocol';
 import type * as Y from 'yjs';
 import type { WorkspaceRecord } from '../storage/Store';
+import type { WorkspaceMessage } from './cluster/ClusterBus';
 import { generateId } from './linkTokens';
 import { GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
@@ -41,6 +46,8 @@ export class Room {
   readonly sessions = new Set<RoomSession>();
   /** The agent's turns streaming into this workspace's files now. */
   readonly turns = new Map<string, Turn>();
+  /** Inline turns streaming on other gateways of the cluster, with the gateway running each. */
+  readonly remoteTurns = new Map<string, { gateway: string; turn: TurnInfo }>();
   /** The agent thread's turn streaming now (one at a time per workspace), and messages queued behind it. */
   threadTurn: ThreadTurn | null = null;
   readonly index: LiveDoc;
@@ -81,7 +88,7 @@ export class Room {
   }
 
   private load(docId: string): LiveDoc {
-    return new LiveDoc(docId, `${this.workspace.id}/${docId}`, this.ctx);
+    return new LiveDoc(this.workspace.id, docId, this.ctx);
   }
 
   get entries(): Y.Map<IndexEntry> {
@@ -96,8 +103,56 @@ export class Room {
   get thread(): LiveDoc {
     if (this.threadDoc) return this.threadDoc;
     this.threadDoc = this.load(THREAD_DOC_ID);
-    new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now()).closeInterrupted();
+    // A turn that still shows as streaming runs on another gateway of the cluster, or ran on one
+    // that is gone (this one, before a restart): the latter end as failed.
+    const { cluster } = this.ctx;
+    new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now()).closeInterrupted((turn) => !cluster.isAlive(turn.gateway ?? ''));
     return this.threadDoc;
+  }
+
+  /** This gateway's id in its cluster (the thread's turn records name it). */
+  get gatewayId(): string {
+    return this.ctx.cluster.gatewayId;
+  }
+
+  /** The thread turn running on another gateway of the cluster, if one is (and that gateway is alive). */
+  threadTurnElsewhere(): { turnId: string; gateway: string } | null {
+    const { cluster } = this.ctx;
+    const turns = this.thread.doc.getMap<ThreadTurnRecord>(THREAD_TURNS_KEY);
+    for (const turn of turns.values()) {
+      if (turn.status !== 'streaming' || !turn.gateway || turn.gateway === cluster.gatewayId) continue;
+      if (cluster.isAlive(turn.gateway)) return { turnId: turn.turnId, gateway: turn.gateway };
+    }
+    return null;
+  }
+
+  /** A document loaded here now, without loading it. */
+  loaded(docId: string): LiveDoc | null {
+    if (docId === INDEX_DOC_ID) return this.index;
+    if (docId === THREAD_DOC_ID) return this.threadDoc;
+    return this.files.get(docId) ?? null;
+  }
+
+  /** Every document loaded here now. */
+  loadedDocs(): LiveDoc[] {
+    return [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()];
+  }
+
+  /** An inline turn's status, to this gateway's sessions and the other gateways'. */
+  broadcastTurn(turn: TurnInfo): void {
+    this.sendTurn(turn);
+    this.tellGateways({ kind: 'turn', turn });
+  }
+
+  /** Tells the other gateways following this workspace (none when the gateway runs alone). */
+  tellGateways(message: WorkspaceMessage): void {
+    this.ctx.cluster.publish(this.workspace.id, message);
+  }
+
+  /** A turn's status to this gateway's sessions only. */
+  sendTurn(turn: TurnInfo): void {
+    const frame = encodeControl({ type: 'agent.turn', turn });
+    for (const session of this.sessions) session.sendTurn(turn.turnId, frame);
   }
 
   /** The file id at a path, or null. */
@@ -337,6 +392,19 @@ export class Room {
     this.index.unsubscribe(subscriber);
     this.threadDoc?.unsubscribe(subscriber);
     for (const doc of this.files.values()) doc.unsubscribe(subscriber);
+  }
+
+  /**
+   * Frees every document without storing anything more: the store failed, and what is in memory
+   * may hold a change it does not. The room's sessions must be closed first.
+   */
+  discard(): void {
+    for (const fileId of this.files.keys()) for (const listener of this.docDropped) listener(fileId);
+    for (const turn of [...this.turns.values()]) turn.cancel();
+    this.threadTurn?.stopNow();
+    for (const doc of this.loadedDocs()) doc.destroy();
+    this.files.clear();
+    this.threadDoc = null;
   }
 
   /** Compacts and frees every document; the room must have no sessions. */

@@ -1,9 +1,17 @@
+import { CloseCode } from '@flint/protocol';
 import type { Store } from '../storage/Store';
 import type { Clock, TimerHandle } from './Clock';
 import type { GatewayConfig } from './GatewayConfig';
 import type { Log } from './GatewayContext';
+import type { DocCluster, LiveDoc } from './LiveDoc';
 import type { Metrics } from './Metrics';
 import { Room } from './Room';
+
+/** What the registry needs of the cluster: its rooms' docs publish through it, and it follows them. */
+export interface RoomCluster extends DocCluster {
+  follow(workspaceId: string): void;
+  unfollow(workspaceId: string): void;
+}
 
 /**
  * Loads rooms on demand and unloads them `idleUnloadMs` after their last session leaves, so
@@ -21,6 +29,7 @@ export class RoomRegistry {
     private readonly config: GatewayConfig,
     private readonly metrics: Metrics,
     private readonly log: Log,
+    private readonly cluster: RoomCluster,
   ) {}
 
   /** The room of a workspace, loaded if needed; null when the workspace does not exist. */
@@ -32,10 +41,33 @@ export class RoomRegistry {
     }
     const workspace = this.store.getWorkspace(workspaceId);
     if (!workspace) return null;
-    const room = new Room(workspace, { store: this.store, config: this.config, metrics: this.metrics, clock: this.clock, log: this.log });
+    const { store, config, metrics, clock, log, cluster } = this;
+    const storeFailed = (live: LiveDoc, error: unknown) => this.storeFailed(workspaceId, live, error);
+    const room = new Room(workspace, { store, config, metrics, clock, log, cluster, storeFailed });
     this.rooms.set(workspaceId, room);
+    cluster.follow(workspaceId);
     this.metrics.inc('flint_room_loads_total');
     return room;
+  }
+
+  /**
+   * The store refused a change in a room: the room leaves memory (without storing) and its
+   * sessions close with 4503; their tabs reconnect and their sync sends what they have again,
+   * to a room loaded from what the store does hold. Done after the update event that failed.
+   */
+  private storeFailed(workspaceId: string, live: LiveDoc, error: unknown): void {
+    this.metrics.inc('flint_store_failures_total');
+    this.log('error', 'the store refused a document update; dropping the room', { workspaceId, docId: live.docId, error: String(error) });
+    queueMicrotask(() => {
+      const room = this.rooms.get(workspaceId);
+      if (!room) return;
+      this.rooms.delete(workspaceId);
+      this.cluster.unfollow(workspaceId);
+      for (const session of [...room.sessions]) session.close(CloseCode.StoreUnavailable, 'the store is unavailable');
+      this.cancelUnload(workspaceId);
+      this.holds.delete(workspaceId);
+      room.discard();
+    });
   }
 
   /** Called when a session leaves; starts the idle timer once the room is empty. */
@@ -80,11 +112,21 @@ export class RoomRegistry {
   private unload(room: Room): void {
     room.unload();
     this.rooms.delete(room.workspace.id);
+    this.cluster.unfollow(room.workspace.id);
     this.metrics.inc('flint_room_unloads_total');
   }
 
   isLoaded(workspaceId: string): boolean {
     return this.rooms.has(workspaceId);
+  }
+
+  /** A room if it is loaded now (never loads one). */
+  loaded(workspaceId: string): Room | null {
+    return this.rooms.get(workspaceId) ?? null;
+  }
+
+  all(): Iterable<Room> {
+    return this.rooms.values();
   }
 
   get size(): number {

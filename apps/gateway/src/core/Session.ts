@@ -17,7 +17,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
-import type { LinkRecord } from '../storage/Store';
+import { StoreError, type LinkRecord } from '../storage/Store';
 import type { TimerHandle } from './Clock';
 import type { GatewayContext } from './GatewayContext';
 import { generateId } from './linkTokens';
@@ -180,17 +180,29 @@ export class Session implements Connection, RoomSession {
       if (frame.channel !== Channel.Control || frame.message.type !== 'hello') {
         return this.close(CloseCode.MalformedFrame, 'expected hello');
       }
-      return this.hello(frame.message, state.timer);
+      try {
+        return this.hello(frame.message, state.timer);
+      } catch (error) {
+        if (error instanceof StoreError) return this.storeUnavailable(error);
+        throw error;
+      }
     }
     try {
       if (frame.channel === Channel.Control) this.control(frame.message, state.room);
       else if (frame.channel === Channel.Sync) this.sync(frame.docId, frame.payload, state.room, state.link.role);
       else this.awareness(frame.docId, frame.payload, state.room);
     } catch (error) {
+      if (error instanceof StoreError) return this.storeUnavailable(error);
       // Yjs and lib0 throw on truncated or corrupt payloads: the client's fault, not ours.
       this.ctx.log('warn', 'closing session on undecodable payload', { sessionId: this.sessionId, error: String(error) });
       this.close(CloseCode.MalformedFrame, 'undecodable payload');
     }
+  }
+
+  /** The store did not answer (a link lookup, a doc load): not the client's fault; it retries. */
+  private storeUnavailable(error: StoreError): void {
+    this.ctx.log('error', 'closing session: the store is unavailable', { sessionId: this.sessionId, error: error.message });
+    this.close(CloseCode.StoreUnavailable, 'the store is unavailable');
   }
 
   private hello(message: Extract<ClientMessage, { type: 'hello' }>, timer: TimerHandle): void {
@@ -255,22 +267,12 @@ export class Session implements Connection, RoomSession {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
         const byName = this.shownAs?.name ?? 'Someone';
         // A prompt answers once admitted (the limits may live in Redis); Esc and steer at once.
-        const result = this.ctx.agent.handle(message, this, room, byName);
-        if (!(result instanceof Promise)) return this.sendResult(message.requestId, result);
-        return void result.then(
-          (answer) => this.sendResult(message.requestId, answer),
-          (error: unknown) => this.ctx.log('error', 'an agent request failed after admission', { sessionId: this.sessionId, error: String(error) }),
-        );
+        return this.answer(message.requestId, this.ctx.agent.handle(message, this, room, byName));
       }
       case 'thread.send':
       case 'thread.stop': {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
-        const result = this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' });
-        if (!(result instanceof Promise)) return this.sendResult(message.requestId, result);
-        return void result.then(
-          (answer) => this.sendResult(message.requestId, answer),
-          (error: unknown) => this.ctx.log('error', 'a thread request failed after admission', { sessionId: this.sessionId, error: String(error) }),
-        );
+        return this.answer(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
       }
       case 'complete.request':
       case 'complete.cancel':
@@ -278,6 +280,21 @@ export class Session implements Connection, RoomSession {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot type, so they get no completions');
         return this.ctx.completions.handle(message, this, room);
     }
+  }
+
+  /**
+   * A result now, or once its admission is decided (the limits may live in Redis). A store that
+   * fails meanwhile closes the session for a retry; any other failure is a bug, logged.
+   */
+  private answer(requestId: number, result: AgentResult | Promise<AgentResult>): void {
+    if (!(result instanceof Promise)) return this.sendResult(requestId, result);
+    result.then(
+      (answer) => this.sendResult(requestId, answer),
+      (error: unknown) => {
+        if (error instanceof StoreError) return this.storeUnavailable(error);
+        this.ctx.log('error', 'an agent request failed after admission', { sessionId: this.sessionId, error: String(error) });
+      },
+    );
   }
 
   private sendResult(requestId: number, result: AgentResult | OpResult): void {

@@ -22,4 +22,6 @@ export interface RoomSession extends Subscriber {
   sendAwareness(doc: LiveDoc, frame: Uint8Array, entries: AwarenessEntry[]): void;
   /** `frame` carries the status of turn `turnId`; only its latest matters to the client. */
   sendTurn(turnId: string, frame: Uint8Array): void;
+  /** Ends the session with a close code (SPEC §Close codes). */
+  close(code: number, reason: string): void;
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { LinkRecord, SetAsideUpdate, StoredDoc, Store, WorkspaceRecord } from './Store';
+import { StoreError, type LinkRecord, type SetAsideUpdate, type StoredDoc, type Store, type WorkspaceRecord } from './Store';
 
 /**
  * The worker's whole program: one `pg` connection, one operation at a time, each reply posted on
@@ -221,7 +221,7 @@ export interface PostgresStoreOptions {
  * stuck, and a write may still land), `failed` (PostgreSQL refused it or the connection failed;
  * `code` is PostgreSQL's SQLSTATE, or the system's, e.g. ECONNREFUSED), or `closed`.
  */
-export class PostgresStoreError extends Error {
+export class PostgresStoreError extends StoreError {
   constructor(
     readonly op: string,
     readonly reason: 'timeout' | 'failed' | 'closed',

@@ -30,6 +30,11 @@ export interface SetAsideUpdate {
   at: number;
 }
 
+/** A store that could not do what it was asked (its server did not answer, or refused). */
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
 /**
  * Persistence for workspaces, links and Yjs documents. Synchronous on purpose: the default
  * SQLite store commits in microseconds, and a synchronous append lets the room persist an

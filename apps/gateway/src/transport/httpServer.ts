@@ -122,7 +122,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     if (path === null) return text(400, badPathMessage);
     if (path.raw === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: true, sessions: gateway.sessionCount }));
+      res.end(JSON.stringify({ ok: true, gateway: gateway.cluster.gatewayId, sessions: gateway.sessionCount }));
       return;
     }
     // Liveness above, readiness here: a balancer takes the gateway out while its fast route is refused.

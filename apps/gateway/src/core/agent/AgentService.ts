@@ -1,4 +1,4 @@
-import { encodeControl, FILE_TEXT_KEY, type AgentRequest, type RequestErrorCode, type TurnInfo } from '@flint/protocol';
+import { FILE_TEXT_KEY, type AgentRequest, type RequestErrorCode, type TurnInfo } from '@flint/protocol';
 import * as Y from 'yjs';
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../Clock';
@@ -71,6 +71,14 @@ export class AgentService {
   handle(request: AgentRequest, from: Prompter, room: Room, byName: string): AgentResult | Promise<AgentResult> {
     if (request.type === 'agent.prompt') return this.prompt(request, from, room, byName);
     const turn = room.turns.get(request.turnId);
+    const remote = room.remoteTurns.get(request.turnId);
+    if (!turn && remote) {
+      // The turn runs on another gateway of the cluster: it stops or steers it there.
+      const action = request.type === 'agent.cancel' ? 'cancel' : 'steer';
+      const instruction = request.type === 'agent.steer' ? request.instruction.slice(0, 4000) : '';
+      room.tellGateways({ kind: 'agent', gateway: remote.gateway, turnId: request.turnId, action, instruction });
+      return { ok: true, turnId: request.turnId };
+    }
     if (!turn) return { ok: false, code: 'not_found', message: 'That turn has already ended.' };
     if (request.type === 'agent.cancel') turn.cancel();
     else turn.steer(request.instruction.slice(0, 4000));
@@ -153,7 +161,7 @@ export class AgentService {
       clock: this.clock,
       flushIntervalMs: this.config.flushIntervalMs,
       onChange: (snapshot) => {
-        this.broadcast(room, snapshot);
+        room.broadcastTurn(snapshot);
         cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.caret() : null, turn.provisional, cursor);
       },
       onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.caret(), turn.provisional, cursor)),
@@ -239,12 +247,7 @@ export class AgentService {
 
   /** Turns streaming now, for a session that just joined (its HUD and Stop button). */
   activeTurns(room: Room): TurnInfo[] {
-    return [...room.turns.values()].map((turn) => turn.snapshot);
-  }
-
-  private broadcast(room: Room, turn: TurnInfo): void {
-    const frame = encodeControl({ type: 'agent.turn', turn });
-    for (const session of room.sessions) session.sendTurn(turn.turnId, frame);
+    return [...[...room.turns.values()].map((turn) => turn.snapshot), ...[...room.remoteTurns.values()].map(({ turn }) => turn)];
   }
 
   /**

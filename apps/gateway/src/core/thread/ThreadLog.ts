@@ -89,13 +89,13 @@ export class ThreadLog {
   }
 
   /**
-   * Turns a loaded thread still shows as streaming were cut off by a restart (no turn runs in a
-   * room that was just loaded): they end as failed, saying what happened to their edits.
+   * Turns the thread still shows as streaming whose gateway is gone (`isGone`: this one before a
+   * restart, or another of the cluster that stopped) end as failed, saying what happened to
+   * their edits. Returns whether any did.
    */
-  closeInterrupted(): void {
-    const stale = [...this.turns.values()].filter((turn) => turn.status === 'streaming');
-    if (stale.length === 0) return;
-    const message = 'The gateway restarted while this turn ran. What it wrote before that is in the files for review.';
+  closeInterrupted(isGone: (turn: ThreadTurnRecord) => boolean, message = 'The gateway restarted while this turn ran. What it wrote before that is in the files for review.'): boolean {
+    const stale = [...this.turns.values()].filter((turn) => turn.status === 'streaming' && isGone(turn));
+    if (stale.length === 0) return false;
     this.transact(() => {
       for (const turn of stale) {
         this.turns.set(turn.turnId, { ...turn, status: 'failed', endedAt: this.now(), error: { code: 'internal', message } });
@@ -103,6 +103,7 @@ export class ThreadLog {
       }
     });
     this.append({ kind: 'notice', turnId: stale[stale.length - 1]!.turnId, level: 'error' }, message);
+    return true;
   }
 
   private find(id: string): Y.Map<unknown> | null {

@@ -62,6 +62,12 @@ export class ThreadService {
     const starting = this.starting.get(room);
     if (starting) return starting.then(() => this.handle(request, from, room, author));
     const running = room.threadTurn;
+    // The turn runs on another gateway of the cluster: the message or Stop is handled there.
+    const elsewhere = running ? null : room.threadTurnElsewhere();
+    if (elsewhere) {
+      room.tellGateways({ kind: 'thread', gateway: elsewhere.gateway, request, linkId: from.linkId, author });
+      return { ok: true, turnId: elsewhere.turnId };
+    }
     if (request.type === 'thread.stop') {
       if (!running) return { ok: false, code: 'not_found', message: 'The agent is not writing.' };
       // Stop means stop: messages queued behind the turn are not sent, and the thread says so.
@@ -169,6 +175,7 @@ export class ThreadService {
       context: { usedTokens: prompt.usedTokens, windowTokens: routed.contextTokens, trimmed: prompt.trimmed },
       agentClients: {},
       error: null,
+      gateway: room.gatewayId,
     };
     const reads = this.readsOf(room);
     const cursors = new Map<string, string | null>();

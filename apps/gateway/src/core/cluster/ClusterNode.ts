@@ -1,0 +1,216 @@
+import { THREAD_DOC_ID, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
+import * as Y from 'yjs';
+import type { AwarenessEntry } from '../AwarenessRelay';
+import type { Log } from '../GatewayContext';
+import { CLUSTER_ORIGIN, type DocCluster, type LiveDoc } from '../LiveDoc';
+import type { Metrics } from '../Metrics';
+import type { Room } from '../Room';
+import type { Subscriber } from '../Subscriber';
+import { ThreadLog } from '../thread/ThreadLog';
+import type { ClusterBus, ClusterListener, ClusterMessage, RemoteAwarenessEntry, WorkspaceMessage } from './ClusterBus';
+
+/** Who owns, on this gateway, the cursors a session on another gateway set. */
+interface RemoteOwner extends Subscriber {
+  readonly gateway: string;
+}
+
+export interface ClusterNodeDeps {
+  bus: ClusterBus;
+  /** A workspace's room if it is loaded here (never loads one). */
+  loadedRoom(workspaceId: string): Room | null;
+  loadedRooms(): Iterable<Room>;
+  /** Closes this gateway's sessions of a link (revoked on another gateway). */
+  closeLink(linkId: string): void;
+  /** Handles a thread message or Stop sent on another gateway for the turn running here. */
+  threadRequest(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void;
+  metrics: Metrics;
+  log: Log;
+  now(): number;
+}
+
+const gatewayGoneMessage = 'The gateway running this turn stopped. What it wrote before that is in the files for review.';
+
+/**
+ * This gateway as one of a cluster (decision 0024): what its rooms change goes out on the bus,
+ * what other gateways publish comes in and reaches this gateway's sessions as if made here.
+ * With a `SoloBus` every method is a no-op or never called.
+ */
+export class ClusterNode implements DocCluster, ClusterListener {
+  private readonly owners = new Map<string, RemoteOwner>();
+
+  constructor(private readonly deps: ClusterNodeDeps) {}
+
+  get gatewayId(): string {
+    return this.deps.bus.gatewayId;
+  }
+
+  get clustered(): boolean {
+    return this.deps.bus.clustered;
+  }
+
+  isAlive(gatewayId: string): boolean {
+    return this.deps.bus.isAlive(gatewayId);
+  }
+
+  follow(workspaceId: string): void {
+    this.deps.bus.follow(workspaceId);
+  }
+
+  unfollow(workspaceId: string): void {
+    this.deps.bus.unfollow(workspaceId);
+  }
+
+  announce(message: ClusterMessage): void {
+    this.deps.bus.announce(message);
+  }
+
+  // ---- what this gateway changed ----
+
+  stored(live: LiveDoc, update: Uint8Array): void {
+    if (!this.clustered) return;
+    this.deps.bus.publish(live.workspaceId, { kind: 'update', docId: live.docId, update });
+  }
+
+  awarenessChanged(live: LiveDoc, entries: AwarenessEntry[]): void {
+    if (!this.clustered) return;
+    const relayed: RemoteAwarenessEntry[] = entries.map((entry) => ({ ...entry, linkId: live.awareness.linkIdOf(entry.clientId) }));
+    this.deps.bus.publish(live.workspaceId, { kind: 'awareness', docId: live.docId, entries: relayed });
+  }
+
+  publish(workspaceId: string, message: WorkspaceMessage): void {
+    if (this.clustered) this.deps.bus.publish(workspaceId, message);
+  }
+
+  // ---- what other gateways changed ----
+
+  workspace(workspaceId: string, from: string, message: WorkspaceMessage): void {
+    const room = this.deps.loadedRoom(workspaceId);
+    if (!room) return;
+    try {
+      this.receive(room, from, message);
+    } catch (error) {
+      // A message this gateway cannot apply must not take its sessions down with it.
+      this.deps.metrics.inc('flint_cluster_messages_dropped_total', { kind: message.kind });
+      this.deps.log('error', 'dropped a cluster message that does not apply', { workspaceId, from, kind: message.kind, error: String(error) });
+    }
+  }
+
+  private receive(room: Room, from: string, message: WorkspaceMessage): void {
+    switch (message.kind) {
+      case 'update': {
+        // Not loaded here: the store has it (stored before published); a later load reads it.
+        const live = room.loaded(message.docId);
+        if (live) Y.applyUpdate(live.doc, message.update, CLUSTER_ORIGIN);
+        return;
+      }
+      case 'sync':
+        return this.answerSync(room, message.docId, message.stateVector);
+      case 'awareness': {
+        const live = room.loaded(message.docId);
+        if (!live) return;
+        const changed = live.awareness.applyRemote(message.entries, (linkId) => this.ownerFor(from, linkId));
+        live.broadcastAwareness(changed, null, true);
+        return;
+      }
+      case 'turn': {
+        const { turn } = message;
+        if (turn.status === 'streaming') room.remoteTurns.set(turn.turnId, { gateway: from, turn });
+        else room.remoteTurns.delete(turn.turnId);
+        room.sendTurn(turn);
+        return;
+      }
+      case 'agent': {
+        if (message.gateway !== this.gatewayId) return;
+        const turn = room.turns.get(message.turnId);
+        if (message.action === 'cancel') turn?.cancel();
+        else turn?.steer(message.instruction);
+        return;
+      }
+      case 'thread':
+        if (message.gateway === this.gatewayId) this.deps.threadRequest(room, message.request, message.linkId, message.author);
+        return;
+    }
+  }
+
+  /**
+   * Another gateway loaded the doc (or came back to the bus) and says what it has: it gets what
+   * it lacks, this gateway's cursors, and, if it has something this one lacks, a sync back.
+   */
+  private answerSync(room: Room, docId: string, stateVector: Uint8Array): void {
+    const live = room.loaded(docId);
+    if (!live) return;
+    const workspaceId = room.workspace.id;
+    const theirs = Y.decodeStateVector(stateVector);
+    const ours = Y.encodeStateVector(live.doc);
+    const mine = Y.decodeStateVector(ours);
+    const theyLack = [...mine].some(([client, clock]) => (theirs.get(client) ?? 0) < clock);
+    const weLack = [...theirs].some(([client, clock]) => (mine.get(client) ?? 0) < clock);
+    if (theyLack) this.deps.bus.publish(workspaceId, { kind: 'update', docId, update: Y.encodeStateAsUpdate(live.doc, stateVector) });
+    const cursors = live.awareness.ownedHere((owner) => this.isRemoteOwner(owner));
+    if (cursors.length > 0) {
+      const entries = cursors.map((entry) => ({ ...entry, linkId: live.awareness.linkIdOf(entry.clientId) }));
+      this.deps.bus.publish(workspaceId, { kind: 'awareness', docId, entries });
+    }
+    if (weLack) this.deps.bus.publish(workspaceId, { kind: 'sync', docId, stateVector: ours });
+  }
+
+  cluster(_from: string, message: ClusterMessage): void {
+    if (message.kind === 'revoke') this.deps.closeLink(message.linkId);
+  }
+
+  /** The subscription is live: what was published before it may be missing, so ask. */
+  following(workspaceId: string): void {
+    const room = this.deps.loadedRoom(workspaceId);
+    if (!room) return;
+    for (const live of room.loadedDocs()) {
+      this.deps.bus.publish(workspaceId, { kind: 'sync', docId: live.docId, stateVector: Y.encodeStateVector(live.doc) });
+    }
+  }
+
+  /**
+   * A gateway stopped: its sessions' cursors go, its inline turns end as failed for the sessions
+   * here (their text stays in the files, for review), and its thread turn ends in the thread.
+   */
+  gatewayGone(gatewayId: string): void {
+    this.deps.log('warn', 'a gateway of the cluster is gone', { gatewayId });
+    this.deps.metrics.inc('flint_cluster_gateways_gone_total');
+    const owners = [...this.owners.values()].filter((owner) => owner.gateway === gatewayId);
+    for (const room of this.deps.loadedRooms()) {
+      for (const live of room.loadedDocs()) {
+        for (const owner of owners) live.broadcastAwareness(live.awareness.removeOwnedBy(owner), null, true);
+      }
+      for (const [turnId, { gateway, turn }] of [...room.remoteTurns]) {
+        if (gateway !== gatewayId) continue;
+        room.remoteTurns.delete(turnId);
+        room.sendTurn({ ...turn, status: 'failed', error: { code: 'internal', message: gatewayGoneMessage, retryAfterMs: null } });
+      }
+    }
+    for (const owner of owners) this.owners.delete(`${owner.gateway}\n${owner.linkId}`);
+    void this.closeThreadTurns(gatewayId);
+  }
+
+  /** One gateway writes the thread's notice (the first to claim it), not every survivor. */
+  private async closeThreadTurns(gatewayId: string): Promise<void> {
+    for (const room of [...this.deps.loadedRooms()]) {
+      const thread = room.loaded(THREAD_DOC_ID);
+      if (!thread) continue;
+      const log = new ThreadLog(thread.doc, this.deps.now);
+      const gone = log.allTurns().filter((turn) => turn.status === 'streaming' && turn.gateway === gatewayId);
+      if (gone.length === 0) continue;
+      if (!(await this.deps.bus.claim(`thread-closed:${room.workspace.id}:${gone[0]!.turnId}`, 60_000))) continue;
+      if (this.deps.loadedRoom(room.workspace.id) !== room) continue;
+      log.closeInterrupted((turn) => turn.gateway === gatewayId, gatewayGoneMessage);
+    }
+  }
+
+  private ownerFor(gateway: string, linkId: string): RemoteOwner {
+    const key = `${gateway}\n${linkId}`;
+    let owner = this.owners.get(key);
+    if (!owner) this.owners.set(key, (owner = { gateway, linkId, sessionId: `gateway:${gateway}`, send: () => {} }));
+    return owner;
+  }
+
+  private isRemoteOwner(owner: Subscriber): boolean {
+    return 'gateway' in owner;
+  }
+}

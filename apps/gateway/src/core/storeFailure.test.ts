@@ -1,0 +1,80 @@
+import { CloseCode, shouldReconnect } from '@flint/protocol';
+import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../storage/SqliteStore';
+import { StoreError, type Store } from '../storage/Store';
+import { fileIdOf, Harness, hello, textOf } from './testHarness';
+
+/** A real SQLite store whose database can be "down": every call throws, as PostgresStore's do. */
+function flakyStore(): { store: Store; down: { value: boolean } } {
+  const inner = new SqliteStore(':memory:');
+  const down = { value: false };
+  const store = new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function' || key === 'close') return value;
+      return (...args: unknown[]) => {
+        if (down.value) throw new StoreError(`${String(key)}: the database does not answer`);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store, down };
+}
+
+describe('a store that stops answering', () => {
+  it('a change it could not store is shown to no one; the tabs reconnect (4503) and their sync stores it once the store is back', async () => {
+    const { store, down } = flakyStore();
+    const h = new Harness(store);
+    const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': 'const a = 1;\n' });
+    const alice = h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 50, maxBackoffMs: 50 });
+    const bob = h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 50, maxBackoffMs: 50 });
+    h.flush();
+    const fileId = fileIdOf(alice, 'a.ts');
+    const ta = textOf(alice, fileId);
+    const tb = textOf(bob, fileId);
+    h.flush();
+    const closes: number[] = [];
+    alice.onStatus((status) => status.kind === 'connecting' && closes.push(status.attempt));
+
+    down.value = true;
+    ta.insert(0, '// alice\n');
+    h.flush();
+    await Promise.resolve(); // the room is dropped right after the update event that failed
+    h.flush();
+    // Not stored, so Bob never saw it; both sessions closed with a code that says "retry".
+    expect(tb.toString()).toBe('const a = 1;\n');
+    expect(alice.status.kind).toBe('connecting');
+    expect(bob.status.kind).toBe('connecting');
+    expect(h.gateway.isRoomLoaded(ws.workspaceId)).toBe(false);
+    expect(h.gateway.metrics.render()).toMatch(/flint_store_failures_total 1/);
+
+    down.value = false;
+    h.settle(() => alice.status.kind === 'open' && bob.status.kind === 'open' && tb.toString() === ta.toString());
+    expect(tb.toString()).toBe('// alice\nconst a = 1;\n');
+    // And it is in the store now: a new gateway on it has the line.
+    h.restart();
+    const carol = h.client(ws.workspaceId, ws.owner.token);
+    h.settle(() => carol.status.kind === 'open' && fileIdOf(carol, 'a.ts') !== '');
+    const tc = textOf(carol, fileIdOf(carol, 'a.ts'));
+    h.settle(() => tc.length > 0);
+    expect(tc.toString()).toBe('// alice\nconst a = 1;\n');
+    expect(closes.length).toBeGreaterThan(0);
+  });
+
+  it('a link lookup the store cannot answer closes the new session with 4503 (retry), not as a bad frame', () => {
+    const { store, down } = flakyStore();
+    const h = new Harness(store);
+    const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': 'x\n' });
+    down.value = true;
+    const pair = h.openRaw();
+    const codes: number[] = [];
+    pair.client.onclose = (event) => codes.push(event.code ?? 0);
+    hello(pair, ws.workspaceId, ws.owner.token);
+    h.flush();
+    expect(codes).toEqual([CloseCode.StoreUnavailable]);
+    expect(shouldReconnect(CloseCode.StoreUnavailable)).toBe(true);
+    down.value = false;
+    const alice = h.client(ws.workspaceId, ws.owner.token);
+    h.settle(() => alice.status.kind === 'open');
+  });
+});
