@@ -67,9 +67,9 @@ export function hasRedis(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** A redis-server with no persistence on a free loopback port. */
-export async function startRedis(): Promise<RunningService> {
-  const port = await freePort();
+/** A redis-server with no persistence on a free loopback port (or `port`: a restart on the same one). */
+export async function startRedis(options: { port?: number } = {}): Promise<RunningService> {
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'flint-redis-'));
   const child = spawn(
     'redis-server',

@@ -167,11 +167,16 @@ describe('three gateways on PostgreSQL and Redis', () => {
     }
     const agentSeen = new Set([...agentChars(tb!.doc!), ...agentChars(tc!.doc!), ...agentChars(ta!.doc!)]);
     expect(tc!.toString(), 'killed mid-turn').not.toContain('agentLine39');
+    // The agent's cursor, set on g1, is on Carol's screen on g3.
+    const carolFile = carol.openDoc(fileId);
+    const agentCursorOnCarol = () => [...carolFile.awareness.getStates().values()].some((state) => (state as { user?: { agent?: boolean } }).user?.agent === true);
+    await until(agentCursorOnCarol, "the agent's cursor on g3");
     await g1!.kill('SIGKILL');
     type(ta!, 'a'); // while Alice has no gateway
     // The turn ends for the sessions on the surviving gateways, saying why.
     await until(() => [bob, carol].every((c) => turnsSeen.get(c)?.some((t) => t.status === 'failed')), 'the turn failing on g2 and g3', undefined, 15_000);
     const failed = turnsSeen.get(bob)!.find((t) => t.status === 'failed')!;
+    await until(() => !agentCursorOnCarol(), "the gone gateway's agent cursor removed on g3");
     expect(failed.error?.message).toMatch(/gateway running this turn stopped/);
     await until(() => alice.status.kind === 'open', 'Alice back, on g2');
     const docs = [ta!, tb!, tc!];
@@ -192,6 +197,30 @@ describe('three gateways on PostgreSQL and Redis', () => {
     const reader = client(() => fresh, workspaceId, token);
     expect((await openFile(reader, 'src/format.ts')).toString()).toBe(expected);
     reader.destroy();
+  }, 120_000);
+
+  it('Redis restarts while people type on two gateways: what each typed meanwhile reaches the other once it is back', async () => {
+    const cluster = newCluster();
+    const [g1, g2] = await Promise.all([cluster.start(), cluster.start()]);
+    const { workspaceId, token } = await createWorkspace(g1!, 'Outage', 'demo');
+    const alice = client(() => g1!, workspaceId, token);
+    const bob = client(() => g2!, workspaceId, token);
+    const [ta, tb] = await Promise.all([alice, bob].map((c) => openFile(c, 'src/format.ts')));
+    ta!.insert(0, '// before\n');
+    await until(() => tb!.toString().startsWith('// before'), 'an edit crossing');
+    const port = redis.port;
+    await redis.stop();
+    ta!.insert(0, '// alice during the outage\n');
+    tb!.insert(tb!.length, '// bob during the outage\n');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tb!.toString()).not.toContain('alice during');
+    redis = await startRedis({ port });
+    const both = () => [ta!, tb!].every((t) => t.toString().includes('alice during') && t.toString().includes('bob during'));
+    await until(() => both() && ta!.toString() === tb!.toString(), 'both edits on both gateways', () => `${ta}\n---\n${tb}`, 30_000);
+    // And the cluster carries on as before.
+    tb!.insert(0, '// after\n');
+    await until(() => ta!.toString().startsWith('// after'), 'an edit crossing after the outage');
+    for (const c of [alice, bob]) c.destroy();
   }, 120_000);
 
   it('the agent thread across gateways: a message sent on another gateway steers the turn where it runs; when that gateway dies the turn ends failed, said once', async () => {
