@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FlintClient, type WebSocketLike } from '@flint/client';
-import { FakeOpenAIServer, int, propertyConfig, seededRandom } from '@flint/test-kit';
+import { agentChars, FakeOpenAIServer, freePort, int, isDeleted, peopleText, propertyConfig, seededRandom } from '@flint/test-kit';
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, type IndexEntry } from '@flint/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
@@ -35,15 +34,6 @@ afterAll(async () => {
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts main.ts in its own process group; resolves with the demo link once it is listening. */
 function startGateway(port: number): Promise<{ child: ChildProcess; demoUrl: URL }> {
@@ -83,32 +73,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`timed out waiting for ${what}${debug ? `\n${debug()}` : ''}`);
-}
-
-/** The Yjs client ids the agent wrote with: every hunk record names its own. */
-function agentClients(doc: Y.Doc): Set<number> {
-  return new Set([...doc.getMap<{ agentClient: number }>('flint.hunks').values()].map((record) => record.agentClient));
-}
-
-/** The agent's characters in a doc, by Yjs id. */
-function agentChars(doc: Y.Doc): Set<string> {
-  const agents = agentClients(doc);
-  const seen = new Set<string>();
-  for (let item = doc.getText(FILE_TEXT_KEY)._start; item !== null; item = item.right) {
-    if (item.deleted || !agents.has(item.id.client)) continue;
-    for (let i = 0; i < item.length; i++) seen.add(`${item.id.client}:${item.id.clock + i}`);
-  }
-  return seen;
-}
-
-/** The text without the agent's characters: its inserts may land inside what a person typed. */
-function peopleText(doc: Y.Doc): string {
-  const agents = agentClients(doc);
-  let text = '';
-  for (let item = doc.getText(FILE_TEXT_KEY)._start; item !== null; item = item.right) {
-    if (!item.deleted && !agents.has(item.id.client) && item.content instanceof Y.ContentString) text += item.content.str;
-  }
-  return text;
 }
 
 describe('gateway killed and restarted', () => {
@@ -191,9 +155,3 @@ describe('gateway killed and restarted', () => {
     bob.destroy();
   }, 600_000);
 });
-
-/** A character a person deleted meanwhile is not lost: it is in the doc's delete set. */
-function isDeleted(doc: Y.Doc, id: string): boolean {
-  const [client, clock] = id.split(':').map(Number) as [number, number];
-  return Y.isDeleted(Y.createDeleteSetFromStructStore(doc.store), Y.createID(client, clock));
-}

@@ -7,3 +7,4 @@ export * from './gguf';
 export * from './fakeProviders';
 export * from './wireFuzz';
 export * from './services';
+export * from './agentText';

@@ -1,6 +1,6 @@
 import { FlintClient, type WebSocketLike } from '@flint/client';
 import { CloseCode, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry, type TurnInfo } from '@flint/protocol';
-import { createDatabase, FakeOpenAIServer, int, propertyConfig, seededRandom, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
+import { agentChars, createDatabase, FakeOpenAIServer, int, isDeleted, peopleText, propertyConfig, seededRandom, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import * as Y from 'yjs';
@@ -260,31 +260,3 @@ describe('three gateways on PostgreSQL and Redis', () => {
     for (const c of [alice, bob, carol]) c.destroy();
   }, 120_000);
 });
-
-function agentClients(doc: Y.Doc): Set<number> {
-  return new Set([...doc.getMap<{ agentClient: number }>('flint.hunks').values()].map((record) => record.agentClient));
-}
-
-function agentChars(doc: Y.Doc): Set<string> {
-  const agents = agentClients(doc);
-  const seen = new Set<string>();
-  for (let item = doc.getText(FILE_TEXT_KEY)._start; item !== null; item = item.right) {
-    if (item.deleted || !agents.has(item.id.client)) continue;
-    for (let i = 0; i < item.length; i++) seen.add(`${item.id.client}:${item.id.clock + i}`);
-  }
-  return seen;
-}
-
-function peopleText(doc: Y.Doc): string {
-  const agents = agentClients(doc);
-  let text = '';
-  for (let item = doc.getText(FILE_TEXT_KEY)._start; item !== null; item = item.right) {
-    if (!item.deleted && !agents.has(item.id.client) && item.content instanceof Y.ContentString) text += item.content.str;
-  }
-  return text;
-}
-
-function isDeleted(doc: Y.Doc, id: string): boolean {
-  const [client, clock] = id.split(':').map(Number) as [number, number];
-  return Y.isDeleted(Y.createDeleteSetFromStructStore(doc.store), Y.createID(client, clock));
-}

@@ -102,6 +102,20 @@ export class Harness {
     this.net.flush();
   }
 
+  /**
+   * Flushes the in-memory sockets, letting I/O callbacks run between flushes, until `result`
+   * settles: a request is answered once admitted, and a prompt first syncs a file it has not opened.
+   */
+  async answered<T>(result: Promise<T>, rounds = 20): Promise<T> {
+    let settled = false;
+    void result.then(() => (settled = true));
+    for (let i = 0; i < rounds && !settled; i++) {
+      this.net.flush();
+      for (let j = 0; j < 5; j++) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return result;
+  }
+
   /** Flushes, advancing the clock, until `done` holds (e.g. a client reconnected). */
   settle(done: () => boolean, stepMs = 100, maxSteps = 500): void {
     for (let i = 0; i < maxSteps; i++) {

@@ -83,11 +83,11 @@ describe('a folder project', () => {
     expect([...ctx.alice.index.doc.getMap('entries').keys()].sort()).toEqual(['moved/a.ts', 'new.ts']);
 
     // And from the IDE: create, rename, delete.
-    expect((await answered(ctx, ctx.alice.request({ type: 'file.create', path: 'src/made.ts', kind: 'file' }))).ok).toBe(true);
+    expect((await ctx.h.answered(ctx.alice.request({ type: 'file.create', path: 'src/made.ts', kind: 'file' }))).ok).toBe(true);
     await settle(ctx);
     expect(ctx.disk.text('src/made.ts')).toBe('');
-    await answered(ctx, ctx.alice.request({ type: 'file.rename', from: 'new.ts', to: 'renamed.ts' }));
-    await answered(ctx, ctx.alice.request({ type: 'file.delete', path: 'moved/a.ts' }));
+    await ctx.h.answered(ctx.alice.request({ type: 'file.rename', from: 'new.ts', to: 'renamed.ts' }));
+    await ctx.h.answered(ctx.alice.request({ type: 'file.delete', path: 'moved/a.ts' }));
     await settle(ctx);
     expect([...ctx.disk.files.keys()].sort()).toEqual(['renamed.ts', 'src/made.ts']);
     expect(ctx.disk.text('renamed.ts')).toBe('fresh\n');
@@ -128,16 +128,6 @@ describe('a folder project', () => {
     }
   });
 });
-
-async function answered<T>(ctx: Awaited<ReturnType<typeof open>>, result: Promise<T>): Promise<T> {
-  let settled = false;
-  void result.then(() => (settled = true));
-  for (let i = 0; i < 10 && !settled; i++) {
-    ctx.h.flush();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return result;
-}
 
 /** A new FolderSync on the same disk and workspace (a restart of the sync alone). */
 async function reopen(ctx: Awaited<ReturnType<typeof open>>) {

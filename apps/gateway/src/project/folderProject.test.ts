@@ -132,14 +132,14 @@ describe('a folder project on disk, in a git repository', () => {
     const root = repo({ 'a.ts': 'a\n' });
     const config = read(root, '.git/config');
     const ctx = await open(root);
-    const made = await answered(ctx, ctx.alice.request({ type: 'file.create', path: '.git/hooks/pre-commit', kind: 'file' }));
+    const made = await ctx.h.answered(ctx.alice.request({ type: 'file.create', path: '.git/hooks/pre-commit', kind: 'file' }));
     expect(made.ok).toBe(true); // the tree may hold it; the disk never gets it
     const hook = textOf(ctx.alice, fileIdOf(ctx.alice, '.git/hooks/pre-commit'));
     ctx.h.flush();
     hook.insert(0, '#!/bin/sh\ntouch /tmp/pwned\n');
-    await answered(ctx, ctx.alice.request({ type: 'file.rename', from: 'a.ts', to: '.git/config' }));
+    await ctx.h.answered(ctx.alice.request({ type: 'file.rename', from: 'a.ts', to: '.git/config' }));
     // A later edit to a normal file still reaches the disk: the sync did not stop.
-    await answered(ctx, ctx.alice.request({ type: 'file.create', path: 'b.ts', kind: 'file' }));
+    await ctx.h.answered(ctx.alice.request({ type: 'file.create', path: 'b.ts', kind: 'file' }));
     await until(ctx.h, () => read(root, 'b.ts') === '', 'the next file on disk');
     await ctx.sync.flushed();
     expect(read(root, '.git/hooks/pre-commit')).toBeNull();
@@ -149,12 +149,3 @@ describe('a folder project on disk, in a git repository', () => {
   });
 });
 
-async function answered<T>(ctx: Awaited<ReturnType<typeof open>>, result: Promise<T>): Promise<T> {
-  let settled = false;
-  void result.then(() => (settled = true));
-  for (let i = 0; i < 20 && !settled; i++) {
-    ctx.h.flush();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return result;
-}

@@ -27,19 +27,8 @@ function setup(files: Record<string, string> = { 'src/math.ts': original }, cloc
   return { h, ws, provider, alice, bob, fileId, aliceText, bobText, viewerToken: viewerLink.token };
 }
 
-/** Flushes the in-memory sockets until `result` settles (a prompt first syncs a file it has not opened). */
-async function answered<T>(h: Harness, result: Promise<T>): Promise<T> {
-  let settled = false;
-  void result.then(() => (settled = true));
-  for (let i = 0; i < 10 && !settled; i++) {
-    h.flush();
-    await drain();
-  }
-  return result;
-}
-
 async function promptTurn(ctx: ReturnType<typeof setup>, start: number, end: number, instruction = 'rewrite') {
-  const answer = await answered(ctx.h, ctx.alice.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction }));
+  const answer = await ctx.h.answered(ctx.alice.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction }));
   if (!answer.ok || !answer.turnId) throw new Error(`prompt refused: ${JSON.stringify(answer)}`);
   return answer.turnId;
 }
@@ -50,7 +39,7 @@ async function promptIntoEmptyFile(clock?: FakeClock) {
   const fileId = fileIdOf(ctx.alice, 'empty.ts');
   const text = textOf(ctx.bob, fileId);
   ctx.h.flush();
-  expect((await answered(ctx.h, ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' }))).ok).toBe(true);
+  expect((await ctx.h.answered(ctx.alice.prompt({ fileId, anchor: 0, head: 0, instruction: 'write' }))).ok).toBe(true);
   return { ctx, text };
 }
 
@@ -285,7 +274,7 @@ describe('agent inline edits', () => {
     ctx.h.flush();
     const start = original.indexOf('return');
     const end = original.indexOf(';') + 1;
-    expect((await answered(ctx.h, carol.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction: 'swap' }))).ok).toBe(true);
+    expect((await ctx.h.answered(carol.prompt({ fileId: ctx.fileId, anchor: start, head: end, instruction: 'swap' }))).ok).toBe(true);
     ctx.provider.emit('return b + a;');
     ctx.provider.end();
     await step(ctx);
@@ -379,11 +368,11 @@ describe('agent inline edits', () => {
     const ws2 = h2.gateway.createWorkspace('No model', { 'a.ts': 'x\n' });
     const lonely = h2.client(ws2.workspaceId, ws2.owner.token);
     h2.flush();
-    const refused = answered(h2, lonely.prompt({ fileId: fileIdOf(lonely, 'a.ts'), anchor: 0, head: 0, instruction: 'x' }));
+    const refused = h2.answered(lonely.prompt({ fileId: fileIdOf(lonely, 'a.ts'), anchor: 0, head: 0, instruction: 'x' }));
     expect(await refused).toMatchObject({ ok: false, code: 'not_configured' });
 
     await promptTurn(ctx, 0, 5);
-    const busy = answered(ctx.h, ctx.bob.prompt({ fileId: ctx.fileId, anchor: 0, head: 5, instruction: 'again' }));
+    const busy = ctx.h.answered(ctx.bob.prompt({ fileId: ctx.fileId, anchor: 0, head: 5, instruction: 'again' }));
     expect(await busy).toMatchObject({ ok: false, code: 'busy' });
 
     const viewer = ctx.h.openRaw();
@@ -509,7 +498,7 @@ describe('agent inline edits', () => {
       if (turn > 0) {
         const fileId = fileIdOf(ctx.alice, 'empty.ts');
         const end = textOf(ctx.alice, fileId).length;
-        expect((await answered(ctx.h, ctx.alice.prompt({ fileId, anchor: end, head: end, instruction: 'more' }))).ok).toBe(true);
+        expect((await ctx.h.answered(ctx.alice.prompt({ fileId, anchor: end, head: end, instruction: 'more' }))).ok).toBe(true);
       }
       ctx.provider.emit(chunk);
       ctx.provider.end();

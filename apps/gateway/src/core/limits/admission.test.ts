@@ -18,17 +18,6 @@ function setup(promptsPerMinute = defaultConfig.agent.promptsPerMinute) {
   return { h, ws, provider };
 }
 
-/** Flushes the in-memory sockets until `result` settles: an answer is sent once its request is admitted. */
-async function answered<T>(h: Harness, result: Promise<T>): Promise<T> {
-  let settled = false;
-  void result.then(() => (settled = true));
-  for (let i = 0; i < 10 && !settled; i++) {
-    h.flush();
-    await drain();
-  }
-  return result;
-}
-
 /** A hand-written session, to send several requests in one go. */
 function rawSession(ctx: ReturnType<typeof setup>) {
   const pair = ctx.h.openRaw();
@@ -50,7 +39,7 @@ describe('admission through the limits', () => {
     const editor = ctx.h.gateway.links.create(ctx.ws.workspaceId, 'editor', 'Editor', null);
     const [tab1, tab2, other] = [ctx.ws.owner.token, ctx.ws.owner.token, editor.token].map((token) => ctx.h.client(ctx.ws.workspaceId, token));
     ctx.h.flush();
-    const prompt = (client: typeof tab1, path: string) => answered(ctx.h, client!.prompt({ fileId: fileIdOf(client!, path), anchor: 0, head: 0, instruction: 'x' }));
+    const prompt = (client: typeof tab1, path: string) => ctx.h.answered(client!.prompt({ fileId: fileIdOf(client!, path), anchor: 0, head: 0, instruction: 'x' }));
     expect(await prompt(tab1, 'a.ts')).toMatchObject({ ok: true });
     expect(await prompt(tab2, 'b.ts')).toMatchObject({ ok: true });
     expect(await prompt(tab1, 'c.ts')).toMatchObject({ ok: false, code: 'rate_limited' });
