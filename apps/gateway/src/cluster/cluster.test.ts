@@ -199,6 +199,33 @@ describe('three gateways on PostgreSQL and Redis', () => {
     reader.destroy();
   }, 120_000);
 
+  it("a tab opening a file on another gateway sees the cursors already in it; a file deleted on one gateway ends the turn writing it on another", async () => {
+    model.respondWith({ text: Array.from({ length: 40 }, (_, i) => `  slowLine${i}();\n`).join(''), tokensPerSecond: 60, chunkChars: 5 });
+    const cluster = newCluster();
+    const [g1, g2] = await Promise.all([cluster.start(), cluster.start()]);
+    const { workspaceId, token } = await createWorkspace(g1!, 'Cursors', 'demo');
+    const alice = client(() => g1!, workspaceId, token);
+    const bob = client(() => g2!, workspaceId, token);
+    await openFile(alice, 'src/format.ts');
+    const aliceFile = alice.getDoc(fileIdAt(alice, 'src/format.ts'))!;
+    aliceFile.awareness.setLocalState({ user: { name: 'Alice', color: '#ff0000' }, selection: null });
+    await new Promise((r) => setTimeout(r, 200)); // Alice idles: no cursor message after this
+    await openFile(bob, 'src/format.ts');
+    const bobFile = bob.getDoc(fileIdAt(bob, 'src/format.ts'))!;
+    await until(() => [...bobFile.awareness.getStates().values()].some((state) => (state as { user?: { name?: string } }).user?.name === 'Alice'), "Alice's idle cursor on g2", undefined, 5_000); // well before a browser re-announces (every 15 s)
+
+    // Bob's turn runs on g2; Alice deletes the file on g1.
+    const fileId = fileIdAt(bob, 'src/format.ts');
+    const turns: TurnInfo[] = [];
+    bob.onTurn((turn) => turns.push(turn));
+    const end = bobFile.doc.getText(FILE_TEXT_KEY).length;
+    expect((await bob.prompt({ fileId, anchor: end - 20, head: end, instruction: 'rewrite' })).ok).toBe(true);
+    await until(() => bobFile.doc.getText(FILE_TEXT_KEY).toString().includes('slowLine1'), 'the turn writing on g2');
+    expect((await alice.request({ type: 'file.delete', path: 'src/format.ts' })).ok).toBe(true);
+    await until(() => turns.some((turn) => turn.turnId && turn.status === 'cancelled'), 'the turn on g2 ending', () => JSON.stringify(turns.map((t) => t.status)));
+    for (const c of [alice, bob]) c.destroy();
+  }, 120_000);
+
   it('Redis restarts while people type on two gateways: what each typed meanwhile reaches the other once it is back', async () => {
     const cluster = newCluster();
     const [g1, g2] = await Promise.all([cluster.start(), cluster.start()]);

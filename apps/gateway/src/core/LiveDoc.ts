@@ -25,6 +25,8 @@ export interface DocCluster {
   isAlive(gatewayId: string): boolean;
   /** Tells the other gateways following a workspace (a turn's status, a Stop for a turn they run). */
   publish(workspaceId: string, message: WorkspaceMessage): void;
+  /** A doc was loaded from the store: other gateways holding it send what it lacks, and their cursors. */
+  loaded(live: LiveDoc): void;
   /** A change accepted by this gateway, stored already. */
   stored(live: LiveDoc, update: Uint8Array): void;
   /** Cursors and presence set by this gateway's sessions or its agent. */

@@ -20,7 +20,7 @@ import type * as Y from 'yjs';
 import type { WorkspaceRecord } from '../storage/Store';
 import type { WorkspaceMessage } from './cluster/ClusterBus';
 import { generateId } from './linkTokens';
-import { GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
+import { CLUSTER_ORIGIN, GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
 import type { Turn } from './agent/Turn';
 import { ThreadLog } from './thread/ThreadLog';
@@ -65,7 +65,10 @@ export class Room {
     private readonly ctx: DocContext,
   ) {
     this.index = this.load(INDEX_DOC_ID);
-    this.index.doc.on('update', () => (this.treeIndex = null));
+    this.index.doc.on('update', (_update: Uint8Array, origin: unknown) => {
+      this.treeIndex = null;
+      if (origin === CLUSTER_ORIGIN) this.dropFilesDeletedElsewhere();
+    });
     this.normalizeStoredPaths();
   }
 
@@ -88,7 +91,9 @@ export class Room {
   }
 
   private load(docId: string): LiveDoc {
-    return new LiveDoc(this.workspace.id, docId, this.ctx);
+    const live = new LiveDoc(this.workspace.id, docId, this.ctx);
+    this.ctx.cluster.loaded(live);
+    return live;
   }
 
   get entries(): Y.Map<IndexEntry> {
@@ -372,18 +377,32 @@ export class Room {
         this.entries.delete(key);
       }
     }, GATEWAY_ORIGIN);
+    this.dropFiles(removedFiles);
+    for (const fileId of removedFiles) this.ctx.store.deleteDoc(`${this.workspace.id}/${fileId}`);
+    return { ok: true };
+  }
+
+  /** Files gone from the tree: their turns end and their docs leave memory. */
+  private dropFiles(fileIds: string[]): void {
     // Before the docs go: a turn ending takes its agent's cursor out of its doc.
     for (const turn of [...this.turns.values()]) {
-      if (removedFiles.includes(turn.snapshot.fileId)) turn.fileDeleted();
+      if (fileIds.includes(turn.snapshot.fileId)) turn.fileDeleted();
     }
-    for (const fileId of removedFiles) this.threadTurn?.fileDeleted(fileId);
-    for (const fileId of removedFiles) {
+    for (const fileId of fileIds) this.threadTurn?.fileDeleted(fileId);
+    for (const fileId of fileIds) {
       for (const listener of this.docDropped) listener(fileId);
       this.files.get(fileId)?.destroy();
       this.files.delete(fileId);
-      this.ctx.store.deleteDoc(`${this.workspace.id}/${fileId}`);
     }
-    return { ok: true };
+  }
+
+  /** Another gateway of the cluster deleted files (and their stored docs): the loaded ones go here too. */
+  private dropFilesDeletedElsewhere(): void {
+    if (this.files.size === 0) return;
+    const present = new Set<string>();
+    for (const entry of this.entries.values()) if (entry.kind === 'file') present.add(entry.fileId);
+    const gone = [...this.files.keys()].filter((fileId) => !present.has(fileId));
+    if (gone.length > 0) this.dropFiles(gone);
   }
 
   /** Leaves every document `subscriber` had open. */

@@ -66,6 +66,16 @@ export class ClusterNode implements DocCluster, ClusterListener {
 
   // ---- what this gateway changed ----
 
+  /**
+   * What was published before this gateway followed the workspace is in the store, but cursors
+   * are not stored: ask the gateways holding the doc (they answer with cursors, and any update
+   * the load missed).
+   */
+  loaded(live: LiveDoc): void {
+    if (!this.clustered) return;
+    this.deps.bus.publish(live.workspaceId, { kind: 'sync', docId: live.docId, stateVector: Y.encodeStateVector(live.doc) });
+  }
+
   stored(live: LiveDoc, update: Uint8Array): void {
     if (!this.clustered) return;
     this.deps.bus.publish(live.workspaceId, { kind: 'update', docId: live.docId, update });
