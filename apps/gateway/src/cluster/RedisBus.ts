@@ -203,7 +203,8 @@ export function encodeFrame(from: string, message: WorkspaceMessage | BusMessage
   encoding.writeVarUint(encoder, FRAME_VERSION);
   encoding.writeVarString(encoder, from);
   if (message.kind === 'update' || message.kind === 'sync') {
-    encoding.writeVarString(encoder, JSON.stringify({ kind: message.kind, docId: message.docId }));
+    const answer = message.kind === 'sync' && message.answer ? { answer: true } : {};
+    encoding.writeVarString(encoder, JSON.stringify({ kind: message.kind, docId: message.docId, ...answer }));
     encoding.writeVarUint8Array(encoder, message.kind === 'update' ? message.update : message.stateVector);
   } else {
     encoding.writeVarString(encoder, JSON.stringify(message));
@@ -217,9 +218,9 @@ export function decodeFrame(frame: Uint8Array): { from: string; message: Workspa
   const version = decoding.readVarUint(decoder);
   if (version !== FRAME_VERSION) throw new Error(`cluster frame version ${version}`);
   const from = decoding.readVarString(decoder);
-  const header = JSON.parse(decoding.readVarString(decoder)) as { kind: string; docId?: string };
+  const header = JSON.parse(decoding.readVarString(decoder)) as { kind: string; docId?: string; answer?: boolean };
   const bytes = decoding.readVarUint8Array(decoder);
   if (header.kind === 'update') return { from, message: { kind: 'update', docId: String(header.docId), update: bytes } };
-  if (header.kind === 'sync') return { from, message: { kind: 'sync', docId: String(header.docId), stateVector: bytes } };
+  if (header.kind === 'sync') return { from, message: { kind: 'sync', docId: String(header.docId), stateVector: bytes, ...(header.answer ? { answer: true } : {}) } };
   return { from, message: header as WorkspaceMessage | BusMessage };
 }

@@ -9,6 +9,7 @@ import { SqliteStore } from '../storage/SqliteStore';
 import type { Store } from '../storage/Store';
 import type { Clock, TimerHandle } from './Clock';
 import { Gateway } from './Gateway';
+import type { ClusterBus } from './cluster/ClusterBus';
 import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
 
@@ -64,9 +65,11 @@ export class Harness {
     private readonly config: Partial<GatewayConfig> = {},
     private readonly models?: ModelRouter,
     readonly clock = new FakeClock(),
+    /** Makes a bus per gateway (each restart gets a new one): a cluster's tests. */
+    private readonly makeBus?: () => ClusterBus,
   ) {
     this.processClock = new ProcessClock(clock);
-    this.gateway = new Gateway({ store, clock: this.processClock, config, models });
+    this.gateway = new Gateway({ store, clock: this.processClock, config, models, bus: makeBus?.() });
   }
 
   /** Replaces the gateway by a fresh one on `store` (a restart), dropping every connection. */
@@ -76,7 +79,7 @@ export class Harness {
     this.processClock.kill();
     this.processClock = new ProcessClock(this.clock);
     this.store = store;
-    this.gateway = new Gateway({ store, clock: this.processClock, config: this.config, models: this.models });
+    this.gateway = new Gateway({ store, clock: this.processClock, config: this.config, models: this.models, bus: this.makeBus?.() });
   }
 
   /** Opens a raw socket to the gateway, for hand-written clients. */

@@ -17,8 +17,12 @@ export interface RemoteAwarenessEntry {
 export type WorkspaceMessage =
   /** A document update, stored already. */
   | { kind: 'update'; docId: string; update: Uint8Array }
-  /** "This is my state vector of the doc: send what I lack" (a room just followed, a reconnect). */
-  | { kind: 'sync'; docId: string; stateVector: Uint8Array }
+  /**
+   * "This is my state vector of the doc: send what I lack" (a doc just loaded, a room followed, a
+   * reconnect). Answered with an update and, unless it is itself an `answer`, a sync back: a
+   * state vector does not show deletions, so each side sends its delete set either way.
+   */
+  | { kind: 'sync'; docId: string; stateVector: Uint8Array; answer?: boolean }
   | { kind: 'awareness'; docId: string; entries: RemoteAwarenessEntry[] }
   /** An inline agent turn's status, for the sessions on other gateways. */
   | { kind: 'turn'; turn: TurnInfo }

@@ -114,7 +114,7 @@ export class ClusterNode implements DocCluster, ClusterListener {
         return;
       }
       case 'sync':
-        return this.answerSync(room, message.docId, message.stateVector);
+        return this.answerSync(room, message.docId, message.stateVector, message.answer === true);
       case 'awareness': {
         const live = room.loaded(message.docId);
         if (!live) return;
@@ -144,24 +144,22 @@ export class ClusterNode implements DocCluster, ClusterListener {
 
   /**
    * Another gateway loaded the doc (or came back to the bus) and says what it has: it gets what
-   * it lacks, this gateway's cursors, and, if it has something this one lacks, a sync back.
+   * it lacks (with this doc's deletions: a state vector does not show those), this gateway's
+   * cursors, and — unless its sync was itself an answer — a sync back, for what this one lacks.
    */
-  private answerSync(room: Room, docId: string, stateVector: Uint8Array): void {
+  private answerSync(room: Room, docId: string, stateVector: Uint8Array, isAnswer: boolean): void {
     const live = room.loaded(docId);
     if (!live) return;
     const workspaceId = room.workspace.id;
-    const theirs = Y.decodeStateVector(stateVector);
-    const ours = Y.encodeStateVector(live.doc);
-    const mine = Y.decodeStateVector(ours);
-    const theyLack = [...mine].some(([client, clock]) => (theirs.get(client) ?? 0) < clock);
-    const weLack = [...theirs].some(([client, clock]) => (mine.get(client) ?? 0) < clock);
-    if (theyLack) this.deps.bus.publish(workspaceId, { kind: 'update', docId, update: Y.encodeStateAsUpdate(live.doc, stateVector) });
-    const cursors = live.awareness.ownedHere((owner) => this.isRemoteOwner(owner));
-    if (cursors.length > 0) {
-      const entries = cursors.map((entry) => ({ ...entry, linkId: live.awareness.linkIdOf(entry.clientId) }));
-      this.deps.bus.publish(workspaceId, { kind: 'awareness', docId, entries });
+    this.deps.bus.publish(workspaceId, { kind: 'update', docId, update: Y.encodeStateAsUpdate(live.doc, stateVector) });
+    if (!isAnswer) {
+      const cursors = live.awareness.ownedHere((owner) => this.isRemoteOwner(owner));
+      if (cursors.length > 0) {
+        const entries = cursors.map((entry) => ({ ...entry, linkId: live.awareness.linkIdOf(entry.clientId) }));
+        this.deps.bus.publish(workspaceId, { kind: 'awareness', docId, entries });
+      }
+      this.deps.bus.publish(workspaceId, { kind: 'sync', docId, stateVector: Y.encodeStateVector(live.doc), answer: true });
     }
-    if (weLack) this.deps.bus.publish(workspaceId, { kind: 'sync', docId, stateVector: ours });
   }
 
   cluster(_from: string, message: ClusterMessage): void {
