@@ -69,8 +69,9 @@ export interface Store {
   deleteDoc(docKey: string): void;
   /**
    * Moves updates that cannot be applied out of a document, atomically: they are kept aside
-   * with the reason (for an operator to inspect; never loaded again) and the document's updates
-   * are replaced by `merged`, the state that does apply.
+   * with the reason (for an operator to inspect; never loaded again) and the document's other
+   * updates are replaced by `merged`, the state that does apply — as `compactDoc` replaces them:
+   * exactly (SqliteStore), or merged with what other gateways appended meanwhile (PostgresStore).
    */
   setAsideUpdates(docKey: string, updates: Uint8Array[], reason: string, merged: Uint8Array, at: number): void;
   /** What was set aside for a document, oldest first. */
