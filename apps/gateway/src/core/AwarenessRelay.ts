@@ -14,6 +14,8 @@ interface Entry {
   /** The JSON text of the state as the gateway rebuilt it (`restampState`), kept encoded. */
   stateJson: string;
   owner: Subscriber;
+  /** For a state relayed from another gateway: its user's name, lower-cased (no posing across gateways). */
+  remoteName?: string;
 }
 
 export interface AwarenessEntry {
@@ -85,11 +87,19 @@ export class AwarenessRelay {
         this.entries.delete(clientId);
       } else {
         if (existing && existing.owner.linkId !== linkId) continue;
-        this.entries.set(clientId, { clock, stateJson, owner: ownerFor(linkId) });
+        this.entries.set(clientId, { clock, stateJson, owner: ownerFor(linkId), remoteName: userNameOf(stateJson) });
       }
       accepted.push({ clientId, clock, stateJson });
     }
     return accepted;
+  }
+
+  /** Whether someone of another link, on another gateway, shows as `nameLower`. */
+  remoteNameTaken(nameLower: string, exceptLinkId: string): boolean {
+    for (const entry of this.entries.values()) {
+      if (entry.remoteName === nameLower && entry.owner.linkId !== exceptLinkId) return true;
+    }
+    return false;
   }
 
   /** The link that owns a client id's state (the agent's: 'agent'), or '' when none. */
@@ -141,6 +151,16 @@ export class AwarenessRelay {
 
   get size(): number {
     return this.entries.size;
+  }
+}
+
+/** The user name in a state the gateway rebuilt (`restampState`), lower-cased; undefined if none. */
+function userNameOf(stateJson: string): string | undefined {
+  try {
+    const name = (JSON.parse(stateJson) as { user?: { name?: unknown } } | null)?.user?.name;
+    return typeof name === 'string' ? name.toLowerCase() : undefined;
+  } catch {
+    return undefined;
   }
 }
 
