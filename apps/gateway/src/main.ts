@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readiness, type ModelRouter } from './core/agent/ModelRouter';
+import { readiness, type ModelRouter, type Readiness } from './core/agent/ModelRouter';
 import { Gateway } from './core/Gateway';
 import { defaultConfig } from './core/GatewayConfig';
 import type { Log } from './core/GatewayContext';
@@ -199,9 +199,20 @@ async function openFolder(folder: string): Promise<{ sync: FolderSync; release()
   return { sync, release: () => held.release(), name: disk.root, workspaceId, token: readFileSync(tokenFile, 'utf8').trim() };
 }
 
+/**
+ * Alone, the gateway is ready while its fast route is usable. In a cluster every gateway shares
+ * the providers (an outage would take them all out of the balancer): it is ready while it hears
+ * the other gateways; the routes are reported, not required.
+ */
+function readinessView(): Readiness & { cluster?: { gateway: string; connected: boolean; gateways: number } } {
+  const view = readiness(models.router);
+  if (!bus) return view;
+  return { ...view, ready: bus.connected, cluster: { gateway: gatewayId, connected: bus.connected, gateways: bus.aliveGateways() } };
+}
+
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: () => readiness(models.router) });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: () => readinessView() });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {

@@ -136,6 +136,14 @@ export class RedisBus implements ClusterBus {
     });
   }
 
+  get connected(): boolean {
+    return !this.closed && this.pub.status === 'ready' && this.sub.status === 'ready';
+  }
+
+  aliveGateways(): number {
+    return this.peers.size + 1;
+  }
+
   isAlive(gatewayId: string): boolean {
     return gatewayId === this.gatewayId || this.peers.has(gatewayId);
   }

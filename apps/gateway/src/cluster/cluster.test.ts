@@ -241,12 +241,19 @@ describe('three gateways on PostgreSQL and Redis', () => {
     tb!.insert(tb!.length, '// bob during the outage\n');
     await new Promise((r) => setTimeout(r, 300));
     expect(tb!.toString()).not.toContain('alice during');
+    // A balancer takes a gateway that cannot hear the others out of rotation meanwhile.
+    const ready = async (g: GatewayProcess) => {
+      const res = await fetch(`${g.url}/readyz`);
+      return { status: res.status, body: (await res.json()) as { cluster?: { connected: boolean; gateways: number } } };
+    };
+    expect(await ready(g1!)).toMatchObject({ status: 503, body: { cluster: { connected: false } } });
     redis = await startRedis({ port });
     const both = () => [ta!, tb!].every((t) => t.toString().includes('alice during') && t.toString().includes('bob during'));
     await until(() => both() && ta!.toString() === tb!.toString(), 'both edits on both gateways', () => `${ta}\n---\n${tb}`, 30_000);
     // And the cluster carries on as before.
     tb!.insert(0, '// after\n');
     await until(() => ta!.toString().startsWith('// after'), 'an edit crossing after the outage');
+    expect(await ready(g1!)).toMatchObject({ status: 200, body: { cluster: { connected: true } } });
     for (const c of [alice, bob]) c.destroy();
   }, 120_000);
 

@@ -64,6 +64,10 @@ export interface ClusterBus {
   announce(message: ClusterMessage): void;
   /** Whether a gateway has been heard from within the liveness timeout (this one: always). */
   isAlive(gatewayId: string): boolean;
+  /** Gateways alive now, this one included. */
+  aliveGateways(): number;
+  /** Whether this gateway hears the others now (its connection to the bus is up). */
+  readonly connected: boolean;
   /** True for the first gateway to claim `key` within `ttlMs` (one of several does a chore). */
   claim(key: string, ttlMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -78,8 +82,12 @@ export class SoloBus implements ClusterBus {
   unfollow(): void {}
   publish(): void {}
   announce(): void {}
+  readonly connected = true;
   isAlive(gatewayId: string): boolean {
     return gatewayId === this.gatewayId;
+  }
+  aliveGateways(): number {
+    return 1;
   }
   async claim(): Promise<boolean> {
     return true;

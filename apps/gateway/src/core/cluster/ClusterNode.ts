@@ -38,7 +38,25 @@ const gatewayGoneMessage = 'The gateway running this turn stopped. What it wrote
 export class ClusterNode implements DocCluster, ClusterListener {
   private readonly owners = new Map<string, RemoteOwner>();
 
-  constructor(private readonly deps: ClusterNodeDeps) {}
+  constructor(private readonly deps: ClusterNodeDeps) {
+    const { metrics } = deps;
+    metrics.describe('flint_cluster_messages_out_total', 'Messages published to the other gateways, by kind.');
+    metrics.describe('flint_cluster_messages_in_total', 'Messages from other gateways for a room loaded here, by kind.');
+    metrics.describe('flint_cluster_gateways', 'Gateways of the cluster alive now, this one included.');
+    metrics.gauge('flint_cluster_gateways', () => deps.bus.aliveGateways());
+    metrics.describe('flint_cluster_connected', 'Whether this gateway hears the others now (1) or not (0).');
+    metrics.gauge('flint_cluster_connected', () => (deps.bus.connected ? 1 : 0));
+  }
+
+  /** Whether this gateway hears the others now (alone: always). */
+  get connected(): boolean {
+    return this.deps.bus.connected;
+  }
+
+  private send(workspaceId: string, message: WorkspaceMessage): void {
+    this.deps.metrics.inc('flint_cluster_messages_out_total', { kind: message.kind });
+    this.deps.bus.publish(workspaceId, message);
+  }
 
   get gatewayId(): string {
     return this.deps.bus.gatewayId;
@@ -73,22 +91,22 @@ export class ClusterNode implements DocCluster, ClusterListener {
    */
   loaded(live: LiveDoc): void {
     if (!this.clustered) return;
-    this.deps.bus.publish(live.workspaceId, { kind: 'sync', docId: live.docId, stateVector: Y.encodeStateVector(live.doc) });
+    this.send(live.workspaceId, { kind: 'sync', docId: live.docId, stateVector: Y.encodeStateVector(live.doc) });
   }
 
   stored(live: LiveDoc, update: Uint8Array): void {
     if (!this.clustered) return;
-    this.deps.bus.publish(live.workspaceId, { kind: 'update', docId: live.docId, update });
+    this.send(live.workspaceId, { kind: 'update', docId: live.docId, update });
   }
 
   awarenessChanged(live: LiveDoc, entries: AwarenessEntry[]): void {
     if (!this.clustered) return;
     const relayed: RemoteAwarenessEntry[] = entries.map((entry) => ({ ...entry, linkId: live.awareness.linkIdOf(entry.clientId) }));
-    this.deps.bus.publish(live.workspaceId, { kind: 'awareness', docId: live.docId, entries: relayed });
+    this.send(live.workspaceId, { kind: 'awareness', docId: live.docId, entries: relayed });
   }
 
   publish(workspaceId: string, message: WorkspaceMessage): void {
-    if (this.clustered) this.deps.bus.publish(workspaceId, message);
+    if (this.clustered) this.send(workspaceId, message);
   }
 
   // ---- what other gateways changed ----
@@ -106,6 +124,7 @@ export class ClusterNode implements DocCluster, ClusterListener {
   }
 
   private receive(room: Room, from: string, message: WorkspaceMessage): void {
+    this.deps.metrics.inc('flint_cluster_messages_in_total', { kind: message.kind });
     switch (message.kind) {
       case 'update': {
         // Not loaded here: the store has it (stored before published); a later load reads it.
@@ -151,14 +170,14 @@ export class ClusterNode implements DocCluster, ClusterListener {
     const live = room.loaded(docId);
     if (!live) return;
     const workspaceId = room.workspace.id;
-    this.deps.bus.publish(workspaceId, { kind: 'update', docId, update: Y.encodeStateAsUpdate(live.doc, stateVector) });
+    this.send(workspaceId, { kind: 'update', docId, update: Y.encodeStateAsUpdate(live.doc, stateVector) });
     if (!isAnswer) {
       const cursors = live.awareness.ownedHere((owner) => this.isRemoteOwner(owner));
       if (cursors.length > 0) {
         const entries = cursors.map((entry) => ({ ...entry, linkId: live.awareness.linkIdOf(entry.clientId) }));
-        this.deps.bus.publish(workspaceId, { kind: 'awareness', docId, entries });
+        this.send(workspaceId, { kind: 'awareness', docId, entries });
       }
-      this.deps.bus.publish(workspaceId, { kind: 'sync', docId, stateVector: Y.encodeStateVector(live.doc), answer: true });
+      this.send(workspaceId, { kind: 'sync', docId, stateVector: Y.encodeStateVector(live.doc), answer: true });
     }
   }
 
@@ -171,7 +190,7 @@ export class ClusterNode implements DocCluster, ClusterListener {
     const room = this.deps.loadedRoom(workspaceId);
     if (!room) return;
     for (const live of room.loadedDocs()) {
-      this.deps.bus.publish(workspaceId, { kind: 'sync', docId: live.docId, stateVector: Y.encodeStateVector(live.doc) });
+      this.send(workspaceId, { kind: 'sync', docId: live.docId, stateVector: Y.encodeStateVector(live.doc) });
     }
   }
 

@@ -74,6 +74,12 @@ export class MemoryBus implements ClusterBus {
     for (const bus of this.hub.buses) if (bus !== this) this.hub.enqueue(() => bus.listener?.cluster(this.gatewayId, message));
   }
 
+  readonly connected = true;
+
+  aliveGateways(): number {
+    return this.hub.buses.size;
+  }
+
   isAlive(gatewayId: string): boolean {
     return [...this.hub.buses].some((bus) => bus.gatewayId === gatewayId);
   }
