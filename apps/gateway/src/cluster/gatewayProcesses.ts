@@ -32,7 +32,8 @@ export class GatewayProcesses {
     const port = await freePort();
     const dataDir = mkdtempSync(join(this.dataRoot, 'gw-'));
     const child = spawn(process.execPath, ['--import', 'tsx', mainTs], {
-      env: { ...process.env, ...this.env, ...extraEnv, PORT: String(port), FLINT_DATA_DIR: dataDir, FLINT_WEB_ROOT: dataDir },
+      // No web app unless the caller names one (FLINT_WEB_ROOT): most tests speak the protocol only.
+      env: { ...process.env, FLINT_WEB_ROOT: dataDir, ...this.env, ...extraEnv, PORT: String(port), FLINT_DATA_DIR: dataDir },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
