@@ -173,20 +173,21 @@ export class LiveDoc {
   }
 
   /**
-   * Stored, then sent to this gateway's sessions, then published to the other gateways. A change
-   * another gateway published is stored already (by it): it is only sent on.
+   * Stored, then sent to this gateway's sessions, then published to the other gateways. A store
+   * that answers later (PostgreSQL) lets this gateway's sessions see the change first — they hold
+   * it, and resend it if this gateway dies — but the other gateways hear of it only once it is
+   * stored. A change another gateway published is stored already (by it): it is only sent on.
    */
   private readonly onUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction): void => {
     const local = origin !== CLUSTER_ORIGIN;
     if (this.storeFailed) return;
+    let stored: void | Promise<void> = undefined;
     if (local) {
       try {
-        this.ctx.store.appendUpdate(this.docKey, update);
+        stored = this.ctx.store.appendUpdate(this.docKey, update);
       } catch (error) {
         // Not stored, so shown to no one: the room is dropped and its tabs send it again.
-        this.storeFailed = true;
-        this.ctx.storeFailed(this, error);
-        return;
+        return this.failStore(error);
       }
     }
     this.storedBytes += update.byteLength;
@@ -198,9 +199,20 @@ export class LiveDoc {
       if (subscriber !== origin) subscriber.sendUpdate(this, frame, transaction.beforeState);
     }
     if (!local) return;
-    this.ctx.cluster.stored(this, update);
+    if (stored) stored.then(() => this.ctx.cluster.stored(this, update), (error: unknown) => this.failStore(error));
+    else this.ctx.cluster.stored(this, update);
     if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
   };
+
+  /**
+   * The store refused an update: this doc holds a change the store does not, so the room is
+   * dropped from memory (RoomRegistry) and its tabs' sync sends the change again.
+   */
+  private failStore(error: unknown): void {
+    if (this.storeFailed) return;
+    this.storeFailed = true;
+    this.ctx.storeFailed(this, error);
+  }
 
   /** No session follows this doc. */
   get idle(): boolean {

@@ -4,8 +4,12 @@ import { SqliteStore } from '../storage/SqliteStore';
 import { StoreError, type Store } from '../storage/Store';
 import { fileIdOf, Harness, hello, textOf } from './testHarness';
 
-/** A real SQLite store whose database can be "down": every call throws, as PostgresStore's do. */
-function flakyStore(): { store: Store; down: { value: boolean } } {
+/**
+ * A real SQLite store whose database can be "down": every call throws, as PostgresStore's
+ * blocking calls do; with `asyncAppends`, appends answer later, as PostgresStore's do (a promise,
+ * rejected while down).
+ */
+function flakyStore(asyncAppends = false): { store: Store; down: { value: boolean } } {
   const inner = new SqliteStore(':memory:');
   const down = { value: false };
   const store = new Proxy(inner, {
@@ -13,7 +17,11 @@ function flakyStore(): { store: Store; down: { value: boolean } } {
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof value !== 'function' || key === 'close') return value;
       return (...args: unknown[]) => {
-        if (down.value) throw new StoreError(`${String(key)}: the database does not answer`);
+        const failure = new StoreError(`${String(key)}: the database does not answer`);
+        if (asyncAppends && key === 'appendUpdate') {
+          return down.value ? Promise.reject(failure) : Promise.resolve((value as (...a: unknown[]) => unknown).apply(target, args));
+        }
+        if (down.value) throw failure;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -59,6 +67,39 @@ describe('a store that stops answering', () => {
     h.settle(() => tc.length > 0);
     expect(tc.toString()).toBe('// alice\nconst a = 1;\n');
     expect(closes.length).toBeGreaterThan(0);
+  });
+
+  it('an append that fails after the change was shown here (a store that answers later): the room is dropped, and the tabs that hold the change store it again', async () => {
+    const { store, down } = flakyStore(true);
+    const h = new Harness(store);
+    const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': 'const a = 1;\n' });
+    const alice = h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 50, maxBackoffMs: 50 });
+    const bob = h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 50, maxBackoffMs: 50 });
+    h.flush();
+    const fileId = fileIdOf(alice, 'a.ts');
+    const ta = textOf(alice, fileId);
+    const tb = textOf(bob, fileId);
+    h.flush();
+    await Promise.resolve();
+    down.value = true;
+    ta.insert(0, '// alice\n');
+    h.flush();
+    expect(tb.toString()).toBe('// alice\nconst a = 1;\n'); // shown here before the store answered
+    await new Promise((resolve) => setImmediate(resolve)); // the store says no
+    h.flush();
+    expect(alice.status.kind).toBe('connecting');
+    expect(bob.status.kind).toBe('connecting');
+    expect(h.gateway.isRoomLoaded(ws.workspaceId)).toBe(false);
+    down.value = false;
+    h.settle(() => alice.status.kind === 'open' && bob.status.kind === 'open');
+    await new Promise((resolve) => setImmediate(resolve));
+    h.settle(() => tb.toString() === ta.toString());
+    h.restart();
+    const carol = h.client(ws.workspaceId, ws.owner.token);
+    h.settle(() => carol.status.kind === 'open' && fileIdOf(carol, 'a.ts') !== '');
+    const tc = textOf(carol, fileIdOf(carol, 'a.ts'));
+    h.settle(() => tc.length > 0);
+    expect(tc.toString()).toBe('// alice\nconst a = 1;\n');
   });
 
   it('a link lookup the store cannot answer closes the new session with 4503 (retry), not as a bad frame', () => {

@@ -202,10 +202,50 @@ async function answer({ id, op, args }) {
   Atomics.notify(replies, 0);
 }
 
+function post(reply) {
+  port.postMessage(reply);
+  Atomics.add(replies, 0, 1);
+  Atomics.notify(replies, 0);
+}
+
+/** Appends that arrived one after another go in one statement and one commit; each gets its reply. */
+async function appendBatch(messages) {
+  const timer = abandonAfterTimeout();
+  try {
+    const db = await connection();
+    await db.query({
+      name: 'append_batch',
+      text: 'INSERT INTO doc_updates (doc_key, data) SELECT u.doc_key, u.data FROM unnest($1::text[], $2::bytea[]) WITH ORDINALITY AS u(doc_key, data, n) ORDER BY u.n',
+      values: [messages.map((m) => m.args[0]), messages.map((m) => Buffer.from(m.args[1].buffer, m.args[1].byteOffset, m.args[1].byteLength))],
+    });
+    for (const m of messages) post({ id: m.id, ok: true, value: undefined });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    for (const m of messages) post({ id: m.id, ok: false, message, code: error?.code });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // One operation at a time: a transaction's statements must not interleave with another call's
-// (which happens only after a call timed out and the gateway moved on).
+// (which happens only after a call timed out and the gateway moved on). Appends posted back to
+// back (the gateway does not wait for them) join one batch, in order, before the next call.
 let queue = Promise.resolve();
-port.on('message', (message) => { queue = queue.then(() => answer(message)); });
+let batch = null;
+port.on('message', (message) => {
+  if (message.op === 'appendUpdate') {
+    if (batch) return void batch.push(message);
+    const current = [message];
+    batch = current;
+    queue = queue.then(() => {
+      if (batch === current) batch = null;
+      return appendBatch(current);
+    });
+    return;
+  }
+  batch = null;
+  queue = queue.then(() => answer(message));
+});
 `;
 
 /** A reply from the worker: the operation's value, or why it failed (with PostgreSQL's SQLSTATE). */
@@ -234,10 +274,11 @@ export class PostgresStoreError extends StoreError {
 }
 
 /**
- * A Store in PostgreSQL, for several gateways sharing one database (`FLINT_DATABASE_URL`). It keeps
- * Store's synchronous interface (docs/decisions/0002-synchronous-store.md): a `pg` client runs in
- * a worker thread and the calling thread blocks on each call (Atomics.wait on a shared counter)
- * until the worker's reply is on the port, or the timeout passes.
+ * A Store in PostgreSQL, for several gateways sharing one database (`FLINT_DATABASE_URL`). A `pg`
+ * client runs in a worker thread. Reads and the rare writes keep Store's synchronous interface
+ * (docs/decisions/0002-synchronous-store.md): the calling thread blocks on each call (Atomics.wait
+ * on a shared counter) until the worker's reply is on the port, or the timeout passes. Document
+ * appends, the hot path, do not block: they resolve once stored (decision 0024).
  *
  * Commits use `synchronous_commit = off`: a commit returns before PostgreSQL flushes its WAL, so
  * what returned survives a killed gateway (like SQLite's `synchronous = NORMAL`), but a crash or
@@ -254,6 +295,8 @@ export class PostgresStore implements Store {
   private readonly timeoutMs: number;
   private readonly where: string;
   private lastId = 0;
+  /** Appends posted and not answered yet, by id. */
+  private readonly pending = new Map<number, { op: string; resolve(): void; reject(error: Error): void }>();
   private closed = false;
   private workerFailure: Error | null = null;
 
@@ -274,6 +317,9 @@ export class PostgresStore implements Store {
       workerData: { port: port2, replies, url: connectionString, timeoutMs, pg: resolve('pg'), yjs: resolve('yjs') },
       transferList: [port2],
     });
+    // Replies to appends arrive here while the thread is free (a blocking call takes them on its way).
+    this.port.on('message', (reply: Reply) => this.settle(reply));
+    this.port.unref();
     // Heard only between calls (the thread is blocked during one): the next call fails at once.
     this.worker.on('error', (error) => (this.workerFailure = error));
     this.worker.on('exit', (code) => (this.workerFailure ??= new Error(`the PostgreSQL worker exited (${code})`)));
@@ -323,8 +369,17 @@ export class PostgresStore implements Store {
     this.call('revokeLink', [id, revokedAt]);
   }
 
-  appendUpdate(docKey: string, update: Uint8Array): void {
-    this.call('appendUpdate', [docKey, ownBuffer(update)]);
+  /**
+   * Does not wait: the update is stored when the promise resolves (appends posted back to back
+   * share one statement and one commit). Calls after it see it: the worker answers in order.
+   */
+  appendUpdate(docKey: string, update: Uint8Array): Promise<void> {
+    const op = 'appendUpdate';
+    const failure = this.unusable(op);
+    if (failure) return Promise.reject(failure);
+    const id = ++this.lastId;
+    this.port.postMessage({ id, op, args: [docKey, ownBuffer(update)] });
+    return new Promise((resolve, reject) => this.pending.set(id, { op, resolve: () => resolve(), reject }));
   }
 
   loadDoc(docKey: string): StoredDoc {
@@ -359,15 +414,35 @@ export class PostgresStore implements Store {
 
   private shutDown(): void {
     this.closed = true;
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      waiting.reject(new PostgresStoreError(waiting.op, 'closed', `PostgresStore.${waiting.op}: the store closed before it answered`));
+    }
     this.port.close();
     void this.worker.terminate();
   }
 
-  private call(op: string, args: unknown[]): unknown {
-    if (this.closed) throw new PostgresStoreError(op, 'closed', `PostgresStore.${op}: the store is closed`);
+  private unusable(op: string): PostgresStoreError | null {
+    if (this.closed) return new PostgresStoreError(op, 'closed', `PostgresStore.${op}: the store is closed`);
     if (this.workerFailure) {
-      throw new PostgresStoreError(op, 'failed', `PostgresStore.${op} failed: ${this.workerFailure.message}; open the store again`);
+      return new PostgresStoreError(op, 'failed', `PostgresStore.${op} failed: ${this.workerFailure.message}; open the store again`);
     }
+    return null;
+  }
+
+  /** Settles the append a reply answers; false when no append waits for it. */
+  private settle(reply: Reply): boolean {
+    const waiting = this.pending.get(reply.id);
+    if (!waiting) return false;
+    this.pending.delete(reply.id);
+    if (reply.ok) waiting.resolve();
+    else waiting.reject(new PostgresStoreError(waiting.op, 'failed', `PostgresStore.${waiting.op} failed: ${reply.message} (PostgreSQL at ${this.where})`, reply.code));
+    return true;
+  }
+
+  private call(op: string, args: unknown[]): unknown {
+    const failure = this.unusable(op);
+    if (failure) throw failure;
     const id = ++this.lastId;
     this.port.postMessage({ id, op, args });
     const deadline = performance.now() + this.timeoutMs;
@@ -377,7 +452,10 @@ export class PostgresStore implements Store {
       const received = receiveMessageOnPort(this.port);
       if (received) {
         const reply = received.message as Reply;
-        if (reply.id !== id) continue; // the late reply to a call that timed out
+        if (reply.id !== id) {
+          this.settle(reply); // an append's (or the late reply to a call that timed out)
+          continue;
+        }
         if (reply.ok) return reply.value;
         throw new PostgresStoreError(op, 'failed', `PostgresStore.${op} failed: ${reply.message} (PostgreSQL at ${this.where})`, reply.code);
       }

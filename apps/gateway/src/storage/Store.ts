@@ -54,8 +54,13 @@ export interface Store {
   listLinks(workspaceId: string): LinkRecord[];
   revokeLink(id: string, revokedAt: number): void;
 
-  /** Appends one update to a document ("workspaceId/docId"). Durable when it returns. */
-  appendUpdate(docKey: string, update: Uint8Array): void;
+  /**
+   * Appends one update to a document ("workspaceId/docId"). Durable when it returns, or, when it
+   * returns a promise (a networked store), when that resolves: the gateway may show the change to
+   * its own sessions meanwhile (they hold it, and resend it if the gateway dies), but never tells
+   * other gateways of it before (decision 0024).
+   */
+  appendUpdate(docKey: string, update: Uint8Array): void | Promise<void>;
   loadDoc(docKey: string): StoredDoc;
   /**
    * Replaces the document's stored updates by one update, atomically. `merged` is the caller's
