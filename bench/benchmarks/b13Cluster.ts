@@ -224,7 +224,7 @@ function report(arms: LatencyArm[], streams: Map<Setup, StreamRep[]>, sizes: Siz
         rows: latency.map((l) => [l.arm, l.n, l.p50, l.p90, l.p99, l.max, l.mean]),
         notes: [
           `one character inserted at a random position of a 2 KB file in A's Y.Doc until B's Y.Text observer fires; ${sizes.keys} per arm, one per arm every ${sizes.intervalMs} ms, arms in a shuffled order each round.`,
-          'in a cluster a gateway stores every update in PostgreSQL (one round trip, its event loop waiting) before it sends it to its sessions and publishes it on Redis; the other gateway applies it and sends it. Alone, it stores in SQLite (WAL file). Hocuspocus keeps documents in memory; on each change it publishes its state vector and the other server answers through Redis (the sync protocol: step 1 → step 2 + step 1 → step 2), so an update crosses Redis three times.',
+          'in a cluster a gateway sends every update to its own sessions at once and publishes it on Redis once PostgreSQL has stored it (appends do not block; back-to-back ones share a commit); the other gateway applies it and sends it. Alone, it stores in SQLite (WAL file) before sending. Hocuspocus keeps documents in memory; on each change it publishes its state vector and the other server answers through Redis (the sync protocol: step 1 → step 2 + step 1 → step 2), so an update crosses Redis three times.',
           'floors, probed in the same rounds from the runner: a Redis PUBLISH until a subscriber on a second connection has it; a PostgreSQL INSERT of a 30-byte row (synchronous_commit off, as PostgresStore) until it returns.',
         ],
       },
