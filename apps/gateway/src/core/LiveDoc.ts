@@ -63,6 +63,8 @@ export class LiveDoc {
   readonly doc = new Y.Doc();
   readonly awareness = new AwarenessRelay();
   readonly subscribers = new Set<RoomSession>();
+  /** The last append still on its way to a store that answers later; null when all are stored. */
+  private storing: Promise<void> | null = null;
   /** The store refused an update: this doc holds a change it does not, and is about to be dropped. */
   private storeFailed = false;
   /** Bytes of the stored updates: an upper bound of the encoded document, cheap to keep. */
@@ -199,8 +201,12 @@ export class LiveDoc {
       if (subscriber !== origin) subscriber.sendUpdate(this, frame, transaction.beforeState);
     }
     if (!local) return;
-    if (stored) stored.then(() => this.ctx.cluster.stored(this, update), (error: unknown) => this.failStore(error));
-    else this.ctx.cluster.stored(this, update);
+    if (stored) {
+      this.storing = stored;
+      const settled = () => void (this.storing === stored && (this.storing = null));
+      stored.then(settled, settled);
+      stored.then(() => this.ctx.cluster.stored(this, update), (error: unknown) => this.failStore(error));
+    } else this.ctx.cluster.stored(this, update);
     if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
   };
 
@@ -212,6 +218,14 @@ export class LiveDoc {
     if (this.storeFailed) return;
     this.storeFailed = true;
     this.ctx.storeFailed(this, error);
+  }
+
+  /**
+   * Resolves once every change made here so far is stored (null: already): what is sent to
+   * another gateway must be stored first. Rejects if the store refused one.
+   */
+  whenStored(): Promise<void> | null {
+    return this.storing;
   }
 
   /** No session follows this doc. */

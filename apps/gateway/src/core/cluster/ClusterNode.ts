@@ -170,7 +170,13 @@ export class ClusterNode implements DocCluster, ClusterListener {
     const live = room.loaded(docId);
     if (!live) return;
     const workspaceId = room.workspace.id;
-    this.send(workspaceId, { kind: 'update', docId, update: Y.encodeStateAsUpdate(live.doc, stateVector) });
+    // What the doc holds now, sent once it is all stored: no other gateway may hold a change the
+    // store does not (it would never store it: it believes the sender did).
+    const update = Y.encodeStateAsUpdate(live.doc, stateVector);
+    const send = () => this.send(workspaceId, { kind: 'update', docId, update });
+    const storing = live.whenStored();
+    if (storing) storing.then(send, () => {}); // refused: the room is dropped, and this answer with it
+    else send();
     if (!isAnswer) {
       const cursors = live.awareness.ownedHere((owner) => this.isRemoteOwner(owner));
       if (cursors.length > 0) {
