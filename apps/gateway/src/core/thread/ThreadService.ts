@@ -107,9 +107,18 @@ export class ThreadService {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${message.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
     // Nothing is awaited between admission and the turn's start: no other turn can begin meanwhile (`starting`).
-    const admission = this.agent.admit(message.from, [this.hourlyRule(message.from)]).then((admitted) => {
+    const admission = this.agent.admit(message.from, [this.hourlyRule(message.from)]).then((admitted): AgentResult => {
       this.starting.delete(room);
-      return admitted.ok ? this.begin(message, room, routed, admitted.budget) : admitted;
+      if (!admitted.ok) return admitted;
+      // Another gateway of the cluster may have started a turn while this message was admitted:
+      // it steers that one, there, rather than starting a second.
+      const elsewhere = message.messageId === null ? room.threadTurnElsewhere() : null;
+      if (elsewhere) {
+        const request = { type: 'thread.send' as const, requestId: 0, text: message.text, route: message.route, mode: 'send' as const, context: message.context };
+        room.tellGateways({ kind: 'thread', gateway: elsewhere.gateway, request, linkId: message.from.linkId, author: message.author });
+        return { ok: true, turnId: elsewhere.turnId };
+      }
+      return this.begin(message, room, routed, admitted.budget);
     });
     this.starting.set(room, admission);
     return admission;
