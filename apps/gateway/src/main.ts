@@ -128,7 +128,9 @@ mkdirSync(dataDir, { recursive: true });
 function openStore(): Store {
   if (!databaseUrl) return new SqliteStore(join(dataDir, 'flint.sqlite'));
   try {
-    return new PostgresStore(databaseUrl);
+    // A read that stalls fails (4503, the tab retries) before the other gateways would take this
+    // one for gone (5 s without a heartbeat) and end its turns.
+    return new PostgresStore(databaseUrl, { timeoutMs: 4_000 });
   } catch (error) {
     console.error(`Cannot use the database at FLINT_DATABASE_URL: ${(error as Error).message}`);
     process.exit(2);
