@@ -113,6 +113,7 @@ export class Gateway {
     m.histogram('flint_agent_ttft_ms', [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], 'Time from prompt to the first token, per turn.');
     m.histogram('flint_agent_tokens_per_second', [50, 100, 250, 500, 1000, 2000, 5000, 10000, 20000], 'Output tokens per second of finished turns.');
     m.describe('flint_provider_errors_total', 'Provider failures by typed code.');
+    m.describe('flint_store_failures_total', 'Document updates the store refused: each dropped its room from memory (its tabs resend on reconnect).');
   }
 
   get config(): GatewayConfig {

@@ -21,6 +21,8 @@ export const CLUSTER_ORIGIN = Symbol('cluster');
 export interface DocCluster {
   /** This gateway's id (unique per process). */
   readonly gatewayId: string;
+  /** Whether other gateways may exist (false: nothing is ever relayed here). */
+  readonly clustered: boolean;
   /** Whether the gateway with this id runs now (this one, or one heard from recently). */
   isAlive(gatewayId: string): boolean;
   /** Tells the other gateways following a workspace (a turn's status, a Stop for a turn they run). */
@@ -204,8 +206,10 @@ export class LiveDoc {
     if (stored) {
       this.storing = stored;
       const settled = () => void (this.storing === stored && (this.storing = null));
-      stored.then(settled, settled);
-      stored.then(() => this.ctx.cluster.stored(this, update), (error: unknown) => this.failStore(error));
+      stored.then(
+        () => (settled(), this.ctx.cluster.stored(this, update)),
+        (error: unknown) => (settled(), this.failStore(error)),
+      );
     } else this.ctx.cluster.stored(this, update);
     if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
   };

@@ -411,8 +411,7 @@ export class Session implements Connection, RoomSession {
       for (const other of room.sessions) {
         if (other !== this && other.linkId !== this.linkId && other.user?.name.toLowerCase() === key) return true;
       }
-      // People on the other gateways of a cluster, as their cursors came here.
-      return room.loadedDocs().some((doc) => doc.awareness.remoteNameTaken(key, this.linkId));
+      return room.remoteNameTaken(key, this.linkId);
     };
     this.shownAs = presentAs(announced, this.shownAs, role, taken);
     return this.shownAs;

@@ -43,6 +43,8 @@ export class ClusterNode implements DocCluster, ClusterListener {
     metrics.describe('flint_cluster_messages_out_total', 'Messages published to the other gateways, by kind.');
     metrics.describe('flint_cluster_messages_in_total', 'Messages from other gateways for a room loaded here, by kind.');
     metrics.describe('flint_cluster_gateways', 'Gateways of the cluster alive now, this one included.');
+    metrics.describe('flint_cluster_gateways_gone_total', 'Gateways this one saw stop (a goodbye, or silent past the liveness timeout).');
+    metrics.describe('flint_cluster_messages_dropped_total', 'Messages from other gateways that did not apply here, by kind.');
     metrics.gauge('flint_cluster_gateways', () => deps.bus.aliveGateways());
     metrics.describe('flint_cluster_connected', 'Whether this gateway hears the others now (1) or not (0).');
     metrics.gauge('flint_cluster_connected', () => (deps.bus.connected ? 1 : 0));
