@@ -45,9 +45,9 @@ function newCluster(): GatewayProcesses {
   return cluster;
 }
 
-async function until(condition: () => boolean, what: string, debug?: () => string, timeoutMs = 20_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, what: string, debug?: () => string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${debug ? `\n${debug()}` : ''}`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -209,10 +209,15 @@ describe('three gateways on PostgreSQL and Redis', () => {
     await openFile(alice, 'src/format.ts');
     const aliceFile = alice.getDoc(fileIdAt(alice, 'src/format.ts'))!;
     aliceFile.awareness.setLocalState({ user: { name: 'Alice', color: '#ff0000' }, selection: null });
-    await new Promise((r) => setTimeout(r, 200)); // Alice idles: no cursor message after this
+    // Once another tab on g1 has her cursor, g1 has relayed it: Alice idles from then on.
+    const watcher = client(() => g1!, workspaceId, token);
+    await openFile(watcher, 'src/format.ts');
+    const watched = watcher.getDoc(fileIdAt(watcher, 'src/format.ts'))!;
+    const named = (states: Map<number, unknown>, name: string) => [...states.values()].some((state) => (state as { user?: { name?: string } }).user?.name === name);
+    await until(() => named(watched.awareness.getStates(), 'Alice'), "Alice's cursor on g1");
     await openFile(bob, 'src/format.ts');
     const bobFile = bob.getDoc(fileIdAt(bob, 'src/format.ts'))!;
-    await until(() => [...bobFile.awareness.getStates().values()].some((state) => (state as { user?: { name?: string } }).user?.name === 'Alice'), "Alice's idle cursor on g2", undefined, 5_000); // well before a browser re-announces (every 15 s)
+    await until(() => named(bobFile.awareness.getStates(), 'Alice'), "Alice's idle cursor on g2", undefined, 5_000); // well before a browser re-announces (every 15 s)
 
     // Bob's turn runs on g2; Alice deletes the file on g1.
     const fileId = fileIdAt(bob, 'src/format.ts');
@@ -223,7 +228,7 @@ describe('three gateways on PostgreSQL and Redis', () => {
     await until(() => bobFile.doc.getText(FILE_TEXT_KEY).toString().includes('slowLine1'), 'the turn writing on g2');
     expect((await alice.request({ type: 'file.delete', path: 'src/format.ts' })).ok).toBe(true);
     await until(() => turns.some((turn) => turn.turnId && turn.status === 'cancelled'), 'the turn on g2 ending', () => JSON.stringify(turns.map((t) => t.status)));
-    for (const c of [alice, bob]) c.destroy();
+    for (const c of [alice, bob, watcher]) c.destroy();
   }, 120_000);
 
   it('Redis restarts while people type on two gateways: what each typed meanwhile reaches the other once it is back', async () => {
@@ -239,14 +244,14 @@ describe('three gateways on PostgreSQL and Redis', () => {
     await redis.stop();
     ta!.insert(0, '// alice during the outage\n');
     tb!.insert(tb!.length, '// bob during the outage\n');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(tb!.toString()).not.toContain('alice during');
     // A balancer takes a gateway that cannot hear the others out of rotation meanwhile.
     const ready = async (g: GatewayProcess) => {
       const res = await fetch(`${g.url}/readyz`);
       return { status: res.status, body: (await res.json()) as { cluster?: { connected: boolean; gateways: number } } };
     };
+    await until(async () => (await ready(g1!)).status === 503, 'g1 out of rotation');
     expect(await ready(g1!)).toMatchObject({ status: 503, body: { cluster: { connected: false } } });
+    expect(tb!.toString()).not.toContain('alice during');
     redis = await startRedis({ port });
     const both = () => [ta!, tb!].every((t) => t.toString().includes('alice during') && t.toString().includes('bob during'));
     await until(() => both() && ta!.toString() === tb!.toString(), 'both edits on both gateways', () => `${ta}\n---\n${tb}`, 30_000);
@@ -284,10 +289,13 @@ describe('three gateways on PostgreSQL and Redis', () => {
     const ended = () => onCarol().turns.find((t) => t.turnId === turnId);
     await until(() => ended()?.status === 'failed', 'the turn failing in the thread', undefined, 15_000);
     expect(ended()?.error?.message).toMatch(/gateway running this turn stopped/);
-    // One survivor writes the notice, not each of them.
-    await new Promise((r) => setTimeout(r, 500));
-    const notices = onCarol().messages.filter((m) => m.kind === 'notice' && /gateway running this turn stopped/.test(m.text));
-    expect(notices).toHaveLength(1);
+    // One survivor writes the notice, not each of them: once both have counted g1 gone and their
+    // threads agree, there is one.
+    const goneCounted = async (g: GatewayProcess) => /flint_cluster_gateways_gone_total\S* [1-9]/.test(await (await fetch(`${g.url}/metrics`)).text());
+    await until(async () => (await goneCounted(g2!)) && (await goneCounted(g3!)), 'g2 and g3 both counting g1 gone');
+    const noticesIn = (t: (typeof threads)[number]) => readThread(t.doc).messages.filter((m) => m.kind === 'notice' && /gateway running this turn stopped/.test(m.text));
+    await until(() => noticesIn(threads[1]!).length > 0 && noticesIn(threads[1]!).length === noticesIn(threads[2]!).length, 'the notice on g2 and g3 alike');
+    expect(noticesIn(threads[2]!)).toHaveLength(1);
     // And the thread takes a new message on a surviving gateway.
     const next = await bob.threadSend({ text: 'Again.' });
     expect(next.ok, JSON.stringify(next)).toBe(true);
