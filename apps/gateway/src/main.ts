@@ -219,7 +219,12 @@ if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {
   // One of several gateways: workspaces are made through POST /workspaces, not seeded per process.
-  console.log(`\n  Flint gateway ${gatewayId} is running at ${running.url} (cluster: PostgreSQL + Redis)\n`);
+  const auth = createToken ? ` -H 'authorization: Bearer <FLINT_CREATE_TOKEN>'` : '';
+  console.log(
+    `\n  Flint gateway ${gatewayId} is running at ${running.url} (cluster: PostgreSQL + Redis)\n` +
+      `  Create a workspace (any gateway of the cluster), then open the url it returns:\n` +
+      `    curl -X POST -H 'content-type: application/json'${auth} -d '{"name":"My project","seed":"demo"}' ${running.url}/api/workspaces\n`,
+  );
 } else {
   const demoUrl = demoOwnerLink(running.url);
   console.log(`\n  Flint is running at ${running.url}\n  Demo workspace (owner link): ${demoUrl}\n  Data: ${dataDir}\n`);
