@@ -4,7 +4,7 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
 import { checkTrialOrder, checkUpdate, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
-import type { Clock } from './Clock';
+import type { Clock, TimerHandle } from './Clock';
 import type { WorkspaceMessage } from './cluster/ClusterBus';
 import type { GatewayConfig } from './GatewayConfig';
 import type { Log } from './GatewayContext';
@@ -47,6 +47,10 @@ export interface DocContext {
   storeFailed(live: LiveDoc, error: unknown): void;
 }
 
+/** The first retry of a failed compaction, doubling up to the last. */
+const compactionRetryFirstMs = 1_000;
+const compactionRetryMaxMs = 60_000;
+
 /** Yjs throws on bytes that are not updates; such a store is read update by update instead. */
 function mergeOrNull(updates: Uint8Array[]): Uint8Array | null {
   try {
@@ -72,6 +76,9 @@ export class LiveDoc {
   /** Bytes of the stored updates: an upper bound of the encoded document, cheap to keep. */
   storedBytes: number;
   private updatesSinceCompaction: number;
+  /** A failed compaction waits to be retried. */
+  private compaction: 'idle' | { retry: TimerHandle } = 'idle';
+  private destroyed = false;
 
   private readonly docKey: string;
 
@@ -183,6 +190,18 @@ export class LiveDoc {
    * stored. A change another gateway published is stored already (by it): it is only sent on.
    */
   private readonly onUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, transaction: Y.Transaction): void => {
+    try {
+      this.handleUpdate(update, origin, transaction);
+    } catch (error) {
+      // Nothing may throw inside a Yjs observer (the doc would stop emitting). Whatever failed,
+      // some subscriber or gateway may lack this change: drop the room, and every tab's sync
+      // puts it back together from the store and what the tabs hold.
+      this.ctx.log('error', 'handling a document update failed; dropping the room', { docKey: this.docKey, error: String(error) });
+      this.failStore(error);
+    }
+  };
+
+  private handleUpdate(update: Uint8Array, origin: unknown, transaction: Y.Transaction): void {
     const local = origin !== CLUSTER_ORIGIN;
     if (this.storeFailed) return;
     let stored: void | Promise<void> = undefined;
@@ -211,8 +230,32 @@ export class LiveDoc {
         (error: unknown) => (settled(), this.failStore(error)),
       );
     } else this.ctx.cluster.stored(this, update);
-    if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compact();
-  };
+    if (++this.updatesSinceCompaction >= this.ctx.config.compactEveryUpdates) this.compactSoon();
+  }
+
+  /**
+   * Compacts without letting a store error escape: thrown from a Yjs observer, it would leave the
+   * doc's transaction cleanups behind, and Yjs would emit no update for the doc again. A
+   * compaction is only an optimisation (every update is stored already), so one that fails is
+   * logged and retried later, with backoff, while the doc keeps flowing.
+   */
+  private compactSoon(): void {
+    if (this.compaction === 'idle') this.tryCompact(0);
+  }
+
+  private tryCompact(failures: number): void {
+    this.compaction = 'idle';
+    if (this.destroyed) return;
+    try {
+      this.compact();
+    } catch (error) {
+      const { metrics, log, clock } = this.ctx;
+      metrics.inc('flint_compaction_failures_total');
+      const delayMs = Math.min(compactionRetryMaxMs, compactionRetryFirstMs * 2 ** failures);
+      log('warn', 'compaction failed; the doc keeps its update log and retries', { docKey: this.docKey, delayMs, error: String(error) });
+      this.compaction = { retry: clock.setTimeout(() => this.tryCompact(failures + 1), delayMs) };
+    }
+  }
 
   /**
    * The store refused an update: this doc holds a change the store does not, so the room is
@@ -242,6 +285,7 @@ export class LiveDoc {
     return this.storedBytes + updateBytes > this.ctx.config.limits.maxDocBytes;
   }
 
+  /** Folds the stored updates into one row. Throws what the store throws (a database down). */
   compact(): void {
     if (this.updatesSinceCompaction <= 1 || this.storeFailed) return;
     const merged = Y.encodeStateAsUpdate(this.doc);
@@ -276,6 +320,9 @@ export class LiveDoc {
   }
 
   destroy(): void {
+    this.destroyed = true;
+    if (typeof this.compaction === 'object') this.ctx.clock.clearTimeout(this.compaction.retry);
+    this.compaction = 'idle';
     this.doc.off('update', this.onUpdate);
     this.doc.destroy();
   }

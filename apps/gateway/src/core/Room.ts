@@ -194,8 +194,14 @@ export class Room {
     if (!live || !live.idle) return;
     for (const turn of this.turns.values()) if (turn.snapshot.fileId === fileId) return;
     if (this.threadTurn?.snapshot.agentClients[fileId] !== undefined) return;
+    try {
+      live.compact();
+    } catch (error) {
+      // Every update is stored already: the doc stays loaded, to be compacted at unload.
+      this.ctx.log('warn', 'could not compact a released doc; keeping it loaded', { docId: live.docId, error: String(error) });
+      return;
+    }
     for (const listener of this.docDropped) listener(fileId);
-    live.compact();
     live.destroy();
     this.files.delete(fileId);
   }
@@ -432,15 +438,17 @@ export class Room {
     this.threadDoc = null;
   }
 
-  /** Compacts and frees every document; the room must have no sessions. */
+  /**
+   * Compacts and frees every document; the room must have no sessions. Throws, freeing nothing,
+   * if the store cannot compact (its database is down): the registry keeps the room and retries.
+   */
   unload(): void {
+    const docs = [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()];
+    for (const doc of docs) doc.compact();
     for (const fileId of this.files.keys()) for (const listener of this.docDropped) listener(fileId);
     for (const turn of [...this.turns.values()]) turn.cancel();
     this.threadTurn?.stopNow();
-    for (const doc of [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()]) {
-      doc.compact();
-      doc.destroy();
-    }
+    for (const doc of docs) doc.destroy();
     this.files.clear();
     this.threadDoc = null;
   }

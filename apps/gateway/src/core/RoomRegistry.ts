@@ -13,6 +13,10 @@ export interface RoomCluster extends DocCluster {
   unfollow(workspaceId: string): void;
 }
 
+/** The first retry of an unload that could not compact, doubling up to the last. */
+const unloadRetryFirstMs = 5_000;
+const unloadRetryMaxMs = 120_000;
+
 /**
  * Loads rooms on demand and unloads them `idleUnloadMs` after their last session leaves, so
  * memory holds only workspaces someone is in (or just left: a reload costs no SQLite read).
@@ -72,14 +76,28 @@ export class RoomRegistry {
 
   /** Called when a session leaves; starts the idle timer once the room is empty. */
   released(room: Room): void {
+    this.unloadLater(room, this.config.idleUnloadMs, 0);
+  }
+
+  private unloadLater(room: Room, delayMs: number, failures: number): void {
     const id = room.workspace.id;
     if (room.sessions.size > 0 || this.unloadTimers.has(id) || this.holds.has(id)) return;
     this.unloadTimers.set(
       id,
       this.clock.setTimeout(() => {
         this.unloadTimers.delete(id);
-        if (room.sessions.size === 0 && this.rooms.get(id) === room) this.unload(room);
-      }, this.config.idleUnloadMs),
+        if (room.sessions.size > 0 || this.rooms.get(id) !== room) return;
+        try {
+          this.unload(room);
+        } catch (error) {
+          // A timer's throw would end the process. The room stays loaded (its updates are all
+          // stored; only the compaction failed) and tries again, later each time.
+          const retryMs = Math.min(unloadRetryMaxMs, unloadRetryFirstMs * 2 ** failures);
+          this.metrics.inc('flint_unload_failures_total');
+          this.log('warn', 'could not unload an idle room; keeping it and retrying', { workspaceId: id, retryMs, error: String(error) });
+          this.unloadLater(room, retryMs, failures + 1);
+        }
+      }, delayMs),
     );
   }
 
@@ -139,9 +157,19 @@ export class RoomRegistry {
     return docs;
   }
 
-  /** Compacts and unloads everything (shutdown). */
+  /** Compacts and unloads everything (shutdown); a room that cannot compact is let go as it is. */
   closeAll(): void {
     for (const id of [...this.unloadTimers.keys()]) this.cancelUnload(id);
-    for (const room of [...this.rooms.values()]) this.unload(room);
+    for (const room of [...this.rooms.values()]) {
+      try {
+        this.unload(room);
+      } catch (error) {
+        // Every update is in the store's log already; only the compaction is lost.
+        this.log('warn', 'could not compact a room at shutdown', { workspaceId: room.workspace.id, error: String(error) });
+        this.rooms.delete(room.workspace.id);
+        this.cluster.unfollow(room.workspace.id);
+        room.discard();
+      }
+    }
   }
 }

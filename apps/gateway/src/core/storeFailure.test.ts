@@ -10,7 +10,7 @@ import { fileIdOf, Harness, hello, textOf } from './testHarness';
  * blocking calls do; with `asyncAppends`, appends answer later, as PostgresStore's do (a promise,
  * rejected while down).
  */
-function flakyStore(asyncAppends = false): { store: Store; down: { value: boolean } } {
+function flakyStore(asyncAppends = false, failing?: ReadonlySet<string>): { store: Store; down: { value: boolean } } {
   const inner = new SqliteStore(':memory:');
   const down = { value: false };
   const store = new Proxy(inner, {
@@ -22,7 +22,7 @@ function flakyStore(asyncAppends = false): { store: Store; down: { value: boolea
         if (asyncAppends && key === 'appendUpdate') {
           return down.value ? Promise.reject(failure) : Promise.resolve((value as (...a: unknown[]) => unknown).apply(target, args));
         }
-        if (down.value) throw failure;
+        if (down.value && (!failing || failing.has(String(key)))) throw failure;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -106,5 +106,54 @@ describe('a store that stops answering', () => {
     down.value = false;
     const alice = h.client(ws.workspaceId, ws.owner.token);
     h.settle(() => alice.status.kind === 'open');
+  });
+
+  it('[T2] a compaction the store refuses does not freeze the doc: later edits still reach everyone and the store, and it is retried', () => {
+    const { store, down } = flakyStore(false, new Set(['compactDoc']));
+    const h = new Harness(store, { compactEveryUpdates: 10 });
+    const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': '' });
+    const [alice, bob] = [0, 1].map(() => h.client(ws.workspaceId, ws.owner.token)) as [FlintClient, FlintClient];
+    h.flush();
+    const fileId = fileIdOf(alice, 'a.ts');
+    const [ta, tb] = [textOf(alice, fileId), textOf(bob, fileId)];
+    h.flush();
+    down.value = true; // an advisory lock held elsewhere, a stalled database: compactDoc throws
+    for (let i = 0; i < 25; i++) {
+      ta.insert(ta.length, `a${i};`);
+      h.flush();
+    }
+    expect(h.gateway.metrics.counter('flint_compaction_failures_total')).toBeGreaterThan(0);
+    // The doc still flows: Bob sees each edit, and so does a tab on a new gateway over the same store.
+    tb.insert(0, 'b;');
+    h.flush();
+    expect(tb.toString()).toBe(ta.toString());
+    expect(ta.toString().startsWith('b;a0;')).toBe(true);
+    down.value = false;
+    h.clock.advance(60_000); // the retry compacts
+    expect(h.gateway.metrics.counter('flint_doc_compactions_total')).toBeGreaterThan(0);
+    expect(storedText(h, ws)).toBe(ta.toString());
+  });
+
+  it('[T2] an idle room whose compaction fails at unload stays loaded and unloads once the store is back; the gateway does not throw from its timer', () => {
+    const { store, down } = flakyStore(false, new Set(['compactDoc']));
+    const h = new Harness(store, { idleUnloadMs: 1_000 });
+    const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': 'x\n' });
+    const alice = h.client(ws.workspaceId, ws.owner.token);
+    h.flush();
+    const ta = textOf(alice, fileIdOf(alice, 'a.ts'));
+    h.flush();
+    ta.insert(0, 'kept;');
+    h.flush();
+    alice.destroy();
+    h.flush();
+    down.value = true;
+    expect(() => h.clock.advance(5_000)).not.toThrow();
+    expect(h.gateway.isRoomLoaded(ws.workspaceId)).toBe(true);
+    expect(h.gateway.metrics.counter('flint_unload_failures_total')).toBeGreaterThan(0);
+    expect(() => h.clock.advance(30_000)).not.toThrow(); // retried with backoff, still down
+    down.value = false;
+    h.clock.advance(300_000);
+    expect(h.gateway.isRoomLoaded(ws.workspaceId)).toBe(false);
+    expect(storedText(h, ws)).toBe('kept;x\n');
   });
 });
