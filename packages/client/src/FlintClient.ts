@@ -32,6 +32,7 @@ import * as encoding from 'lib0/encoding';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as syncProtocol from 'y-protocols/sync';
 import { CompletionChannel, failure, type CompletionResult, type CompletionStream } from './completion/CompletionChannel';
+import { splitUpdate } from './splitUpdate';
 import { DocHandle } from './DocHandle';
 import { applyRemoteAwareness, type RemoteFault } from './remoteChanges';
 import { defaultTimers, OPEN, type Timers, type WebSocketLike } from './WebSocketLike';
@@ -109,6 +110,8 @@ export class FlintClient {
   readonly turns = new Map<string, TurnInfo>();
   private readonly timers: Timers;
   private nextRequestId = 1;
+  /** The gateway's frame limit (`welcome`): updates larger than it go in pieces (`splitUpdate`). */
+  private maxFrameBytes = 1024 * 1024;
   private readonly completions = new CompletionChannel(
     (message) => {
       if (this.socket?.readyState !== OPEN || this.status.kind !== 'open') return false;
@@ -242,14 +245,31 @@ export class FlintClient {
     this.applyQueued();
     if (frame.channel === Channel.Awareness) return this.applyAwareness(handle, frame.payload);
     const decoder = decoding.createDecoder(frame.payload);
-    const reply = startDocFrame(Channel.Sync, frame.docId);
-    const headerLength = encoding.length(reply);
     // y-protocols' readSyncMessage would log and swallow an update that does not apply.
     const type = decoding.readVarUint(decoder);
-    if (type === syncProtocol.messageYjsSyncStep1) syncProtocol.readSyncStep1(decoder, reply, handle.doc);
-    else if (!this.applyRemoteUpdate(handle, decoding.readVarUint8Array(decoder))) return;
+    if (type === syncProtocol.messageYjsSyncStep1) {
+      // What the gateway lacks (edits made offline): in pieces if it is larger than a frame.
+      const missing = Y.encodeStateAsUpdate(handle.doc, decoding.readVarUint8Array(decoder));
+      if (this.canWrite()) this.sendUpdate(frame.docId, syncProtocol.messageYjsSyncStep2, missing);
+      return;
+    }
+    if (!this.applyRemoteUpdate(handle, decoding.readVarUint8Array(decoder))) return;
     if (type === syncProtocol.messageYjsSyncStep2) handle.markSynced();
-    if (encoding.length(reply) > headerLength && this.canWrite()) this.send(encoding.toUint8Array(reply));
+  }
+
+  /**
+   * Sends an update, cut into pieces that each fit the gateway's frame limit: a big paste or
+   * an hour's offline work is never refused for its size (DESIGN §11.1).
+   */
+  private sendUpdate(docId: string, messageType: number, update: Uint8Array): void {
+    const header = startDocFrame(Channel.Sync, docId);
+    const overhead = encoding.length(header) + 16; // the message type and the update's length
+    for (const piece of splitUpdate(update, this.maxFrameBytes - overhead)) {
+      const frame = startDocFrame(Channel.Sync, docId);
+      encoding.writeVarUint(frame, messageType);
+      encoding.writeVarUint8Array(frame, piece);
+      this.send(encoding.toUint8Array(frame));
+    }
   }
 
   /** Applies an update from the gateway; false (and a resync) when it does not apply. */
@@ -325,6 +345,7 @@ export class FlintClient {
     switch (message.type) {
       case 'welcome':
         this.attempt = 0;
+        this.maxFrameBytes = message.limits.maxFrameBytes;
         this.setStatus({
           kind: 'open',
           role: message.role,
@@ -401,9 +422,7 @@ export class FlintClient {
       // Remote changes arrive with this client as origin; only local ones go out. A viewer's
       // local changes are never sent: the gateway would close the socket for them.
       if (origin === this || !this.canWrite()) return;
-      const frame = startDocFrame(Channel.Sync, docId);
-      syncProtocol.writeUpdate(frame, update);
-      this.send(encoding.toUint8Array(frame));
+      this.sendUpdate(docId, syncProtocol.messageYjsUpdate, update);
     };
     const onAwareness = (
       change: { added: number[]; updated: number[]; removed: number[] },
@@ -442,9 +461,14 @@ export class FlintClient {
       return Promise.resolve({ ok: false, code: 'disconnected', message: 'Not connected to the gateway.' });
     }
     const requestId = this.nextRequestId++;
+    const frame = encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest);
+    if (frame.byteLength > this.maxFrameBytes) {
+      const message = `This request is ${Math.ceil(frame.byteLength / 1024)} KB, over the gateway's limit of ${Math.floor(this.maxFrameBytes / 1024)} KB; nothing was sent. Shorten it.`;
+      return Promise.resolve({ ok: false, code: 'invalid_message', message });
+    }
     return new Promise((resolve) => {
       this.pending.set(requestId, resolve);
-      this.send(encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest));
+      this.send(frame);
     });
   }
 

@@ -48,7 +48,6 @@ const permanent: ReadonlySet<number> = new Set([
   CloseCode.WorkspaceNotFound,
   CloseCode.LinkRevoked,
   CloseCode.LinkExpired,
-  CloseCode.FrameTooLarge,
   CloseCode.DocumentTooLarge,
   CloseCode.ProtocolVersion,
   CloseCode.MalformedFrame,
@@ -56,7 +55,8 @@ const permanent: ReadonlySet<number> = new Set([
 
 /**
  * Whether a client should reconnect after this close. Reconnecting after a permanent
- * refusal would only repeat it (and, for a too-large frame, resend the same frame forever).
+ * refusal would only repeat it. A too-large frame is not permanent: the client sends its
+ * updates in pieces that fit (`splitUpdate`), so what it resends after reconnecting fits.
  */
 export function shouldReconnect(code: number): boolean {
   return !permanent.has(code);
@@ -76,7 +76,7 @@ export function describeClose(code: number): string {
     case CloseCode.LinkExpired:
       return 'This link has expired. Ask for a new link to rejoin.';
     case CloseCode.FrameTooLarge:
-      return 'A change was too large to send in one piece. Reload the page; your unsent change is kept only in this tab.';
+      return 'A change was too large to send in one piece; reconnecting to send it in smaller pieces. Your edits are kept in this tab.';
     case CloseCode.DocumentTooLarge:
       return 'This file reached the size limit, so the gateway stopped accepting changes to it. Split the file, then reload.';
     case CloseCode.ProtocolVersion:
