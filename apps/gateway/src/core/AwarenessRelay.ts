@@ -1,6 +1,7 @@
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import type { Subscriber } from './Subscriber';
+import { nameKey } from './peerPresence';
 
 /**
  * A tab has one awareness client id per doc (kept across reconnects); a few more allow for a
@@ -94,10 +95,10 @@ export class AwarenessRelay {
     return accepted;
   }
 
-  /** Whether someone of another link, on another gateway, shows as `nameLower`. */
-  remoteNameTaken(nameLower: string, exceptLinkId: string): boolean {
+  /** Whether someone of another link, on another gateway, shows as a name with this `nameKey`. */
+  remoteNameTaken(key: string, exceptLinkId: string): boolean {
     for (const entry of this.entries.values()) {
-      if (entry.remoteName === nameLower && entry.owner.linkId !== exceptLinkId) return true;
+      if (entry.remoteName === key && entry.owner.linkId !== exceptLinkId) return true;
     }
     return false;
   }
@@ -154,11 +155,11 @@ export class AwarenessRelay {
   }
 }
 
-/** The user name in a state the gateway rebuilt (`restampState`), lower-cased; undefined if none. */
+/** The user name in a state the gateway rebuilt (`restampState`), as names compare (`nameKey`); undefined if none. */
 function userNameOf(stateJson: string): string | undefined {
   try {
     const name = (JSON.parse(stateJson) as { user?: { name?: unknown } } | null)?.user?.name;
-    return typeof name === 'string' ? name.toLowerCase() : undefined;
+    return typeof name === 'string' ? nameKey(name) : undefined;
   } catch {
     return undefined;
   }

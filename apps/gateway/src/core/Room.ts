@@ -143,10 +143,10 @@ export class Room {
     return [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()];
   }
 
-  /** Whether someone of another link shows as `nameLower` on another gateway (their cursors came here). */
-  remoteNameTaken(nameLower: string, exceptLinkId: string): boolean {
+  /** Whether someone of another link shows as a name with this `nameKey` on another gateway (their cursors came here). */
+  remoteNameTaken(key: string, exceptLinkId: string): boolean {
     if (!this.ctx.cluster.clustered) return false;
-    return this.loadedDocs().some((doc) => doc.awareness.remoteNameTaken(nameLower, exceptLinkId));
+    return this.loadedDocs().some((doc) => doc.awareness.remoteNameTaken(key, exceptLinkId));
   }
 
   /** An inline turn's status, to this gateway's sessions and the other gateways'. */

@@ -27,7 +27,7 @@ import type { RoomSession } from './Subscriber';
 import type { AwarenessEntry } from './AwarenessRelay';
 import type { OpResult, Room } from './Room';
 import type { AgentResult } from './agent/AgentService';
-import { presentAs, restampState, type PeerUser } from './peerPresence';
+import { nameKey, presentAs, restampState, type PeerUser } from './peerPresence';
 import { TokenBucket } from './TokenBucket';
 
 type State =
@@ -407,13 +407,13 @@ export class Session implements Connection, RoomSession {
   private presentAs(announced: unknown, room: Room): PeerUser {
     const role = this.role ?? 'viewer';
     const taken = (name: string) => {
-      const key = name.toLowerCase();
+      const key = nameKey(name);
       for (const other of room.sessions) {
-        if (other !== this && other.linkId !== this.linkId && other.user?.name.toLowerCase() === key) return true;
+        if (other !== this && other.linkId !== this.linkId && other.user && nameKey(other.user.name) === key) return true;
       }
       return room.remoteNameTaken(key, this.linkId);
     };
-    this.shownAs = presentAs(announced, this.shownAs, role, taken);
+    this.shownAs = presentAs(announced, this.shownAs, role, taken, this.linkId);
     return this.shownAs;
   }
 

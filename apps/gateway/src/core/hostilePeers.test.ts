@@ -6,6 +6,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
+import { nameKey } from './peerPresence';
 import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from './testHarness';
 
 /**
@@ -245,12 +246,54 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     pair.client.send(awarenessFrame(fileId, [[778, 1, JSON.stringify({ user: { name: 'gpt-5 (AI)' } })]]));
     h.flush();
     const seen = alice.openDoc(fileId).awareness.getStates();
-    expect(seen.get(777)?.user).toEqual({ id: 'x', name: 'Alice (2)', color: '#9aa3b2', role: 'viewer' });
+    expect(seen.get(777)?.user).toMatchObject({ name: 'Alice (2)', color: '#9aa3b2', role: 'viewer' });
+    expect(seen.get(777)?.user.id).not.toBe('x'); // stamped with the session's link
     expect(seen.get(778)?.user).toMatchObject({ name: 'gpt-5', role: 'viewer' });
     expect(JSON.stringify([...seen.values()])).not.toContain('"agent"');
     expect(ws.workspaceId).toBeTruthy();
     honestStillWork();
   });
+
+  it.each([
+    ['a zero-width space', 'Alice\u200B'],
+    ['a zero-width joiner', 'Al\u200Dice'],
+    ['a word joiner', 'Ali\u2060ce'],
+    ['a soft hyphen', 'Al\u00ADice'],
+    ['a Hangul filler', 'Alice\u3164'],
+    ['a braille blank', 'Alice\u2800'],
+    ['a combining grapheme joiner', 'Al\u034Fice'],
+    ['a Cyrillic А', '\u0410lice'],
+    ['a fullwidth Ａ', '\uFF21lice'],
+    ['a capital I for an l', 'AIice'],
+    ['a decomposed name beside the composed one', 'Alice'.normalize('NFD')],
+  ])('[P13] no posing through names: %s reads as Alice, who is here, so it gets a number', (_what, poser) => {
+    const { h, viewer, fileId, alice, raw } = room();
+    alice.openDoc(fileId).awareness.setLocalStateField('user', { id: 'alice-tab', name: 'Alice', color: '#ff0000' });
+    h.flush();
+    const pair = raw(viewer.token);
+    pair.client.send(awarenessFrame(fileId, [[777, 1, JSON.stringify({ user: { id: 'alice-tab', name: poser, color: '#00ff00' } })]]));
+    h.flush();
+    const seen = alice.openDoc(fileId).awareness.getStates();
+    const shown = seen.get(777)?.user as { id: string; name: string };
+    expect(shown.name).toMatch(/ \(2\)$/);
+    expect(shown.name).not.toMatch(/[\u200B\u200D\u2060\u00AD\u3164\u2800\u034F]/);
+    // The tab id alice's own tab announced is hers: a tab of another link copying it gets another.
+    const mine = seen.get(alice.openDoc(fileId).doc.clientID)?.user as { id: string };
+    expect(shown.id).not.toBe(mine.id);
+  });
+
+  it.each([['gpt-5 (AI)\u200B'], ['gpt-5 \uFF08AI\uFF09'], ['gpt-5 (AI).'], ['gpt-5 ( Al )'], ['gpt-5 (\u0410I)']])(
+    '[P13] no posing as the agent: %j loses its "(AI)"',
+    (name) => {
+      const { h, viewer, fileId, alice, raw } = room();
+      const pair = raw(viewer.token);
+      pair.client.send(awarenessFrame(fileId, [[778, 1, JSON.stringify({ user: { name } })]]));
+      h.flush();
+      const shown = (alice.openDoc(fileId).awareness.getStates().get(778)?.user as { name: string }).name;
+      expect(shown.startsWith('gpt-5')).toBe(true);
+      expect(nameKey(shown)).not.toMatch(/\(\s*a[il1]\s*\)/);
+    },
+  );
 
   it('[P13] a selection whose positions are not Yjs ids is refused: clients resolve them unchecked', () => {
     const { h, editor, fileId, honestStillWork, raw } = room();
