@@ -2,9 +2,9 @@
  * How the gateway speaks HTTP to model providers: undici (the engine of Node's own `fetch`), one
  * dispatcher per provider, and SSE answers read with eventsource-parser. What a deployment needs
  * comes from the library: kept-alive connections per origin (bounded), HTTP/2 where the endpoint
- * offers it (ALPN, through a proxy too), the proxy `proxyForUrl` picks, redirects (credentials are not
- * carried to another origin), and no retry of a POST that may have reached the server: a
- * generation is never started twice. Compressed bodies (gzip, brotli, deflate) are decoded with
+ * offers it (ALPN, through a proxy too), the proxy `proxyForUrl` picks, redirects (credentials
+ * are not carried to another origin), and no retry of a POST that may have reached the server:
+ * a generation is never started twice. Compressed bodies (gzip, brotli, deflate) are decoded with
  * Node's zlib (decision 0021).
  */
 import zlib from 'node:zlib';
