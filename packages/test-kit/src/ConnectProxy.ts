@@ -1,7 +1,8 @@
 /**
  * An HTTP proxy on loopback that tunnels CONNECT requests, as a company's egress proxy does, and
  * records each tunnel's target: tests see what went through it. Anything but CONNECT is refused
- * with 405 (and recorded), so a client that skipped the tunnel is caught.
+ * with 405 (and recorded), so a client that skipped the tunnel is caught. `hosts` resolves names
+ * the test machine's DNS does not know (`api.provider.test`), as a proxy inside a company does.
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ export class ConnectProxy {
 
   private constructor(private readonly server: http.Server) {}
 
-  static async start(): Promise<ConnectProxy> {
+  static async start(options: { hosts?: Record<string, string> } = {}): Promise<ConnectProxy> {
     const server = http.createServer();
     const proxy = new ConnectProxy(server);
     server.on('request', (req, res) => {
@@ -23,7 +24,7 @@ export class ConnectProxy {
     server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
       proxy.seen.push(req.url ?? '');
       const [host, port] = (req.url ?? '').split(/:(?=\d+$)/);
-      const upstream = net.connect(Number(port), host!, () => {
+      const upstream = net.connect(Number(port), options.hosts?.[host!] ?? host!, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length > 0) upstream.write(head);
         upstream.pipe(client);

@@ -1,7 +1,7 @@
 import { CloseCode, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
-import { noModels, type ModelRouter } from './agent/ModelRouter';
+import { noModels, routeBreakerStates, type ModelRouter } from './agent/ModelRouter';
 import { ThreadService } from './thread/ThreadService';
 import { LocalLimits } from './limits/LocalLimits';
 import type { SharedLimits } from './limits/SharedLimits';
@@ -95,10 +95,10 @@ export class Gateway {
         this.rooms.released(room);
       },
     };
-    this.describeMetrics();
+    this.describeMetrics(options.models ?? noModels);
   }
 
-  private describeMetrics(): void {
+  private describeMetrics(models: ModelRouter): void {
     const m = this.metrics;
     m.describe('flint_sessions', 'Open WebSocket sessions.');
     m.gauge('flint_sessions', () => this.sessionCount);
@@ -113,6 +113,8 @@ export class Gateway {
     m.histogram('flint_agent_ttft_ms', [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], 'Time from prompt to the first token, per turn.');
     m.histogram('flint_agent_tokens_per_second', [50, 100, 250, 500, 1000, 2000, 5000, 10000, 20000], 'Output tokens per second of finished turns.');
     m.describe('flint_provider_errors_total', 'Provider failures by typed code.');
+    m.describe('flint_route_breaker_state', "Each configured route's circuit breaker: 1 for its state now (closed, half-open or open), 0 for the others.");
+    m.gauge('flint_route_breaker_state', () => routeBreakerStates(models));
     m.describe('flint_store_failures_total', 'Document updates the store refused: each dropped its room from memory (its tabs resend on reconnect).');
   }
 

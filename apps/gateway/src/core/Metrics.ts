@@ -1,5 +1,8 @@
 type Labels = Record<string, string | number>;
 
+/** A gauge's value, or one value per label set (each route's breaker). */
+export type GaugeReading = number | Array<{ labels: Labels; value: number }>;
+
 const labelKey = (labels: Labels | undefined): string =>
   labels
     ? Object.entries(labels)
@@ -13,7 +16,7 @@ const labelKey = (labels: Labels | undefined): string =>
  */
 export class Metrics {
   private readonly counters = new Map<string, Map<string, number>>();
-  private readonly gauges = new Map<string, () => number>();
+  private readonly gauges = new Map<string, () => GaugeReading>();
   private readonly help = new Map<string, string>();
   private readonly histograms = new Map<string, { bounds: number[]; counts: number[]; sum: number; count: number }>();
 
@@ -43,7 +46,7 @@ export class Metrics {
   }
 
   /** A gauge read when metrics are scraped, so it never drifts from the truth. */
-  gauge(name: string, read: () => number): void {
+  gauge(name: string, read: () => GaugeReading): void {
     this.gauges.set(name, read);
   }
 
@@ -64,7 +67,9 @@ export class Metrics {
     }
     for (const [name, read] of this.gauges) {
       header(name, 'gauge');
-      lines.push(`${name} ${read()}`);
+      const reading = read();
+      if (typeof reading === 'number') lines.push(`${name} ${reading}`);
+      else for (const { labels, value } of reading) lines.push(`${name}{${labelKey(labels)}} ${value}`);
     }
     for (const [name, h] of this.histograms) {
       header(name, 'histogram');

@@ -192,18 +192,18 @@ describe('CircuitBreaker', () => {
   });
 });
 
-describe('breakers per endpoint', () => {
-  function routesOn(fastUrl: string, deepUrl: string) {
+describe('breakers per route: per endpoint and model', () => {
+  function routesOn(fastUrl: string, deepUrl: string, deepModel = 'deep-model') {
     const clock = new FakeClock();
     const file = JSON.stringify({
-      routes: { fast: { baseUrl: fastUrl, model: 'fast-model' }, deep: { baseUrl: deepUrl, model: 'deep-model' }, complete: { kind: 'embedded' } },
+      routes: { fast: { baseUrl: fastUrl, model: 'fast-model' }, deep: { baseUrl: deepUrl, model: deepModel }, complete: { kind: 'embedded' } },
       breaker: { failureThreshold: 2, cooldownMs: 30_000 },
     });
     return { clock, providers: createProviders(loadProviderConfig({ FLINT_PROVIDER: 'openai-chat', OPENAI_BASE_URL: fastUrl }, file), { clock }) };
   }
 
-  it('two routes on one endpoint share its breaker, whatever their models; the refusal names the route that asked', () => {
-    const { providers } = routesOn('https://api.cerebras.ai/v1', 'https://api.cerebras.ai/v1/');
+  it('two routes asking one endpoint for one model share its breaker; the refusal names the route that asked', () => {
+    const { providers } = routesOn('https://api.cerebras.ai/v1', 'https://api.cerebras.ai/v1/', 'fast-model');
     expect(providers.fast.breaker).toBe(providers.deep.breaker);
     expect(providers.complete.breaker).not.toBe(providers.fast.breaker);
     for (let i = 0; i < 2; i++) providers.fast.breaker.onFailure(failure('network'));
@@ -213,6 +213,16 @@ describe('breakers per endpoint', () => {
         "The deep route's provider at api.cerebras.ai (shared with the fast route) failed 2 times in a row; Flint stops asking it for 30 s. Try again then.",
       );
     });
+  });
+
+  it('another model on the same endpoint keeps its own breaker, and the refusal offers its route', async () => {
+    const { providers } = routesOn('https://api.cerebras.ai/v1', 'https://api.cerebras.ai/v1');
+    expect(providers.fast.breaker).not.toBe(providers.deep.breaker);
+    for (let i = 0; i < 2; i++) providers.fast.breaker.onFailure(failure('network'));
+    expect(providers.deep.breaker.state).toBe('closed');
+    expect(((await collectEvents(providers.fast, request)).error as ProviderError).message).toBe(
+      "The fast route's provider at api.cerebras.ai failed 2 times in a row; Flint stops asking it for 30 s. Try again then, or switch to the deep route, which uses another model.",
+    );
   });
 
   it('a route on another endpoint keeps its own breaker, and the refusal offers it while it is not open', async () => {

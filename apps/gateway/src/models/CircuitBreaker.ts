@@ -1,5 +1,5 @@
 /**
- * Turns an endpoint that keeps failing into an immediate, clear error instead of a hang per
+ * Turns a route's model that keeps failing into an immediate, clear error instead of a hang per
  * request (DESIGN §6). Closed → (K consecutive failures) → open: fail fast with `circuit_open` →
  * (cool-down) → half-open: one trial request; its answer closes the circuit, its failure
  * reopens it. A failure counts whenever it comes: a connection that drops, a stream that turns
@@ -122,13 +122,13 @@ export class CircuitBreaker {
   }
 }
 
-/** What a route's guard needs besides its endpoint's breaker. */
+/** What a route's guard needs besides its breaker. */
 export interface RouteGuardOptions {
   /** The route these streams serve: named in the refusal and in every failure's log line. */
   route?: Route;
-  /** Other routes behind the same breaker (the same endpoint): the refusal names them. */
+  /** Other routes behind the same breaker (the same endpoint and model): the refusal names them. */
   sharedWith?: Route[];
-  /** A route on another endpoint to suggest instead, while its own breaker is not open. */
+  /** A route behind another breaker to suggest instead, while that breaker is not open. */
   switchTo?: { route: Route; breaker: CircuitBreaker } | null;
   /** Where each provider failure is logged, one warn line each. */
   log?: Log;
@@ -138,7 +138,7 @@ export type GuardedProvider = ModelProvider & { readonly breaker: CircuitBreaker
 
 /**
  * A ModelProvider that consults a breaker around every stream of `provider` (and its optional
- * FIM methods): `breaker` when an endpoint's routes share one, else a breaker of its own.
+ * FIM methods): `breaker` when routes share one, else a breaker of its own.
  */
 export function withCircuitBreaker(
   provider: ModelProvider,
@@ -166,7 +166,7 @@ export function withCircuitBreaker(
   return wrapped;
 }
 
-/** One route's view of its endpoint's breaker: the words of its refusal, the log of its failures. */
+/** One route's view of its breaker: the words of its refusal, the log of its failures. */
 class RouteGuard {
   constructor(
     readonly breaker: CircuitBreaker,
@@ -184,8 +184,8 @@ class RouteGuard {
     const failed = `failed ${count} time${count === 1 ? '' : 's'} in a row`;
     const what =
       this.breaker.state === 'half-open' ? `${failed} and one request is trying it again; Flint asks it again in ${seconds} s` : `${failed}; Flint stops asking it for ${seconds} s`;
-    const advice =
-      switchTo && switchTo.breaker.state !== 'open' ? `Try again then, or switch to the ${switchTo.route} route, which uses another provider.` : 'Try again then.';
+    const other = switchTo?.breaker.host === host ? 'another model' : 'another provider';
+    const advice = switchTo && switchTo.breaker.state !== 'open' ? `Try again then, or switch to the ${switchTo.route} route, which uses ${other}.` : 'Try again then.';
     return new ProviderError('circuit_open', `${who}${shared} ${what}. ${advice}`, retryAfterMs, host);
   }
 

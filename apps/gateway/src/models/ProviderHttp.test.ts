@@ -1,7 +1,8 @@
 /**
  * The provider transport as deployments meet it, through the Chat Completions and Responses
- * adapters' public `stream`: an HTTP CONNECT proxy, compressed SSE, an HTTP/2-only endpoint over
- * TLS, redirects, a kept-alive socket the server drops, certificates. Real servers on loopback
+ * adapters' public `stream`: an HTTP CONNECT proxy (chosen as curl reads the environment, the
+ * same for SSE and the WebSocket; HTTP/2 inside its tunnel), compressed SSE, an HTTP/2-only
+ * endpoint over TLS, redirects, a kept-alive socket the server drops, certificates. Real servers on loopback
  * (node:http, node:https, node:http2) with the test certificate in testdata/.
  */
 import { readFileSync } from 'node:fs';
@@ -95,8 +96,8 @@ function proxyEnvironment(values: Record<string, string>): void {
   });
 }
 
-async function startProxy(): Promise<ConnectProxy> {
-  const proxy = await ConnectProxy.start();
+async function startProxy(hosts?: Record<string, string>): Promise<ConnectProxy> {
+  const proxy = await ConnectProxy.start({ hosts });
   cleanups.push(() => proxy.close());
   return proxy;
 }
@@ -119,22 +120,80 @@ describe('provider transport', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it('goes through HTTP_PROXY for a plain http endpoint, SSE and the Responses WebSocket alike', async () => {
+  for (const variable of ['HTTP_PROXY', 'ALL_PROXY'] as const) {
+    it(`goes through ${variable} for a plain http endpoint, SSE and the Responses WebSocket alike`, async () => {
+      const server = await FakeOpenAIServer.start();
+      cleanups.push(() => server.close());
+      const proxy = await startProxy();
+      proxyEnvironment({ [variable]: proxy.url });
+      const { port } = new URL(server.baseUrl);
+      expect((await collectEvents(chat(server.baseUrl), request)).text).toBe(defaultFakeText);
+      for (const transport of ['sse', 'websocket'] as const) {
+        const provider = new ResponsesProvider({ baseUrl: server.baseUrl, apiKey: 'sk-test', transport });
+        cleanups.push(() => provider.close());
+        const { text, error } = await collectEvents(provider, request);
+        expect(error).toBeNull();
+        expect(text).toBe(defaultFakeText);
+      }
+      expect(proxy.seen).toEqual([`127.0.0.1:${port}`, `127.0.0.1:${port}`, `127.0.0.1:${port}`]);
+      expect(server.wsConnections).toBe(1);
+    });
+  }
+
+  it('reads NO_PROXY the same for SSE and the Responses WebSocket: a parent domain sends its subdomains around the proxy', async () => {
     const server = await FakeOpenAIServer.start();
     cleanups.push(() => server.close());
+    // The proxy knows the name; this machine's DNS does not: only a tunnelled request can succeed.
+    const proxy = await startProxy({ 'api.provider.test': '127.0.0.1' });
+    const baseUrl = `http://api.provider.test:${new URL(server.baseUrl).port}/v1`;
+    const connections = () => [
+      chat(baseUrl),
+      ...(['sse', 'websocket'] as const).map((transport) => {
+        const provider = new ResponsesProvider({ baseUrl, apiKey: 'sk-test', transport });
+        cleanups.push(() => provider.close());
+        return provider;
+      }),
+    ];
+
+    proxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,other.test' });
+    for (const provider of connections()) expect((await collectEvents(provider, request)).text).toBe(defaultFakeText);
+    expect(proxy.seen).toEqual(Array(3).fill(new URL(baseUrl).host));
+
+    for (const noProxy of ['provider.test', '.provider.test', `api.provider.test:${new URL(baseUrl).port}`]) {
+      proxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: noProxy });
+      for (const provider of connections()) expect((await collectEvents(provider, request)).error).toMatchObject({ code: 'network' });
+    }
+    expect(proxy.seen).toHaveLength(3);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('speaks HTTP/2 inside the HTTPS_PROXY tunnel to an endpoint that offers only h2', async () => {
+    const server = http2.createSecureServer({ key, cert, allowHTTP1: false });
+    const { seen, listener } = recording(streamText);
+    server.on('request', listener);
+    const port = await listen(server);
     const proxy = await startProxy();
-    proxyEnvironment({ HTTP_PROXY: proxy.url });
-    const { port } = new URL(server.baseUrl);
-    expect((await collectEvents(chat(server.baseUrl), request)).text).toBe(defaultFakeText);
-    for (const transport of ['sse', 'websocket'] as const) {
-      const provider = new ResponsesProvider({ baseUrl: server.baseUrl, apiKey: 'sk-test', transport });
-      cleanups.push(() => provider.close());
+    proxyEnvironment({ HTTPS_PROXY: proxy.url });
+    const provider = chat(`https://localhost:${port}/v1`, { ca: cert });
+    for (let i = 0; i < 2; i++) {
       const { text, error } = await collectEvents(provider, request);
       expect(error).toBeNull();
-      expect(text).toBe(defaultFakeText);
+      expect(text).toBe('Hello, world');
     }
-    expect(proxy.seen).toEqual([`127.0.0.1:${port}`, `127.0.0.1:${port}`, `127.0.0.1:${port}`]);
-    expect(server.wsConnections).toBe(1);
+    expect(seen.map((s) => s.httpVersion)).toEqual(['2.0', '2.0']);
+    // One tunnel, one h2 session: the second request shared it.
+    expect(proxy.seen).toEqual([`localhost:${port}`]);
+  });
+
+  it('refuses a SOCKS proxy as a configuration error, for SSE and the WebSocket alike, sending nothing', async () => {
+    const server = await FakeOpenAIServer.start();
+    cleanups.push(() => server.close());
+    proxyEnvironment({ ALL_PROXY: 'socks5://127.0.0.1:1080' });
+    expect(await failureOf(chat(server.baseUrl))).toMatchObject({ code: 'not_configured', message: expect.stringMatching(/ALL_PROXY names a socks5 proxy/) });
+    const provider = new ResponsesProvider({ baseUrl: server.baseUrl, apiKey: 'sk-test', transport: 'websocket' });
+    cleanups.push(() => provider.close());
+    expect(await failureOf(provider)).toMatchObject({ code: 'not_configured' });
+    expect(server.tcpConnections).toBe(0);
   });
 
   it('says so when the proxy cannot be reached', async () => {

@@ -2,17 +2,19 @@
  * How the gateway speaks HTTP to model providers: undici (the engine of Node's own `fetch`), one
  * dispatcher per provider, and SSE answers read with eventsource-parser. What a deployment needs
  * comes from the library: kept-alive connections per origin (bounded), HTTP/2 where the endpoint
- * offers it (ALPN), `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, redirects (credentials are not
- * carried to another origin), and no retry of a POST that may have reached the server: a
- * generation is never started twice. Compressed bodies (gzip, brotli, deflate) are decoded with
+ * offers it (ALPN, through a proxy too), the proxy `proxyForUrl` picks, redirects (credentials
+ * are not carried to another origin), and no retry of a POST that may have reached the server:
+ * a generation is never started twice. Compressed bodies (gzip, brotli, deflate) are decoded with
  * Node's zlib (decision 0021).
  */
 import zlib from 'node:zlib';
-import { Agent, EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
+import { Agent, interceptors, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { ProviderError } from './ModelProvider';
 import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
+import { ProxyChoosingAgent } from './ProxyChoosingAgent';
+import { anyProxyConfigured, ProxyConfigError, type ProxyEnv } from './proxyForUrl';
 
 export interface ProviderHttpOptions {
   /** Certificate authorities to trust instead of Node's (a private CA, the tests' certificate). */
@@ -26,20 +28,17 @@ export interface ProviderHttpOptions {
 }
 
 /**
- * A provider's HTTP client. Proxies are read from the environment when it is made
- * (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, lower case too), as curl and Node's `fetch` read them.
+ * A provider's HTTP client. Each origin is reached through the proxy `proxyForUrl` picks for it
+ * from `env` as it was when the client was made (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`,
+ * `NO_PROXY`, lower case too, as curl reads them) — the same decision the Responses WebSocket
+ * takes — or directly. HTTP/2 is offered by ALPN either way: through a proxy, inside the tunnel.
  */
-export function providerDispatcher(options: ProviderHttpOptions = {}): Dispatcher {
-  const tls = options.ca ? { ca: options.ca } : undefined;
-  const settings = { allowH2: true, connections: options.connectionsPerOrigin ?? 1024, connect: tls };
+export function providerDispatcher(options: ProviderHttpOptions = {}, env: ProxyEnv = process.env): Dispatcher {
+  const settings: Agent.Options = { allowH2: true, connections: options.connectionsPerOrigin ?? 1024, connect: options.ca ? { ca: options.ca } : undefined };
   // Without a proxy variable, no proxy layer: it costs ~55 µs before a request leaves an idle
-  // gateway (decision 0021). `requestTls` is the TLS of connections tunnelled through a proxy.
-  const agent = proxyConfigured() ? new EnvHttpProxyAgent({ ...settings, requestTls: tls }) : new Agent(settings);
+  // gateway (decision 0021).
+  const agent = anyProxyConfigured(env) ? new ProxyChoosingAgent(settings, { ...env }) : new Agent(settings);
   return agent.compose(interceptors.redirect({ maxRedirections: 3 }));
-}
-
-function proxyConfigured(): boolean {
-  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(process.env[name]));
 }
 
 /**
@@ -395,6 +394,7 @@ function errorCode(error: unknown): string {
 function openFailure(request: SseRequest, error: unknown): ProviderError {
   const { provider, idleTimeoutMs } = request;
   if (error instanceof ProviderError) return error;
+  if (error instanceof ProxyConfigError) return new ProviderError('not_configured', `${provider}: ${error.message}`, null, provider);
   const code = errorCode(error);
   const message = (error as Error | null)?.message ?? String(error);
   if (certificateErrors.has(code)) {

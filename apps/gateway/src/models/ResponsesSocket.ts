@@ -4,9 +4,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { HttpsProxyAgent } from 'https-proxy-agent';
-import { getProxyForUrl } from 'proxy-from-env';
 import WebSocket from 'ws';
 import { ProviderError } from './ModelProvider';
+import { ProxyConfigError, proxyForUrl, type ProxyEnv } from './proxyForUrl';
 
 /** What `next()` resolves to besides a parsed event. */
 export const socketClosed = Symbol('closed');
@@ -54,13 +54,20 @@ export class ResponsesSocket {
   }
 
   /**
-   * Opens a connection; rejects with UpgradeRefused or a `network` ProviderError. Through the
-   * proxy the environment names for its URL (`HTTPS_PROXY` for wss:, `HTTP_PROXY` for ws:,
-   * `NO_PROXY`), as the HTTP requests go (ProviderHttp).
+   * Opens a connection; rejects with UpgradeRefused or a ProviderError (`network`, or
+   * `not_configured` for a proxy variable Flint cannot use). Through the
+   * proxy `proxyForUrl` picks from `env` for its URL — the decision the HTTP requests take
+   * (ProviderHttp) — or directly.
    */
-  static open(url: string, headers: Record<string, string>, timeoutMs: number, provider: string): Promise<ResponsesSocket> {
+  static open(url: string, headers: Record<string, string>, timeoutMs: number, provider: string, env: ProxyEnv = process.env): Promise<ResponsesSocket> {
     return new Promise((resolve, reject) => {
-      const proxy = getProxyForUrl(url.replace(/^ws/, 'http'));
+      let proxy: URL | null;
+      try {
+        proxy = proxyForUrl(new URL(url), env);
+      } catch (error) {
+        if (!(error instanceof ProxyConfigError)) throw error;
+        return reject(new ProviderError('not_configured', `${provider}: ${error.message}`, null, provider));
+      }
       const agent = proxy ? new HttpsProxyAgent(proxy) : undefined;
       const ws = new WebSocket(url, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false, agent });
       let settled = false;

@@ -99,6 +99,14 @@ describe('createProviders', () => {
     await Promise.all([providers.fast.close(), providers.complete.close()]);
   });
 
+  it('gives each model on an endpoint its own breaker; routes asking one endpoint for one model share one', async () => {
+    const config = loadProviderConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', FLINT_MODEL_FAST: 'small', FLINT_MODEL_DEEP: 'large' });
+    const providers = createProviders(config);
+    expect(providers.fast.breaker).not.toBe(providers.deep.breaker);
+    expect(providers.complete.breaker).toBe(providers.fast.breaker);
+    await providers.fast.close();
+  });
+
   it('answers not_configured for an embedded route when no embedded factory is given', async () => {
     const providers = createProviders(loadProviderConfig({}));
     expect((await collectEvents(providers.fast, { model: 'default', messages: [], maxOutputTokens: 1 })).error).toMatchObject({ code: 'not_configured' });

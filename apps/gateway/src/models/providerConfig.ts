@@ -232,23 +232,25 @@ export interface ProviderFactories {
 const otherAgentRoute: Partial<Record<Route, Route>> = { fast: 'deep', deep: 'fast' };
 
 /**
- * One ModelProvider per route, behind its endpoint's circuit breaker. Routes with the same
+ * One ModelProvider per route, behind its route's circuit breaker. Routes with the same
  * endpoint and key share one adapter (one connection pool): closing it closes it for each.
  *
- * The breaker is keyed by endpoint — the base URL's origin, an embedded model's file — not by
- * route or model: a host that is down, unreachable or overloaded fails every route it serves,
- * and a second route there would only repeat the failures. So routes on one endpoint share a
- * breaker, whose refusal names the route that asked and the routes it shares; a route on
- * another endpoint keeps its own, and only then is switching to it offered. The price: two
- * models on one endpoint are shut off together when only one of them is overloaded.
+ * The breaker is keyed by what a route asks for — its endpoint (the base URL's origin, an
+ * embedded model's file) and its model — not by endpoint alone: one model on a host can be
+ * overloaded, broken or withdrawn while another there answers, and a failing fast model must not
+ * shut off a healthy deep one. Routes that ask one endpoint for one model share a breaker (a
+ * second route would only repeat the failures), whose refusal names the route that asked and
+ * the routes it shares; switching is offered to a route behind another breaker. The price: a
+ * host that is down entirely fails each of its models' breakers in turn.
  */
 export function createProviders(config: ProviderConfig, factories: ProviderFactories = {}): Record<Route, GuardedProvider> {
-  const endpointOf = {} as Record<Route, string>;
+  const breakerOf = {} as Record<Route, CircuitBreaker>;
   const breakers = new Map<string, CircuitBreaker>();
   for (const route of routes) {
     const r = config.routes[route];
-    const endpoint = (endpointOf[route] = r.baseUrl ? new URL(r.baseUrl).origin : `embedded:${r.model}`);
-    if (!breakers.has(endpoint)) breakers.set(endpoint, new CircuitBreaker({ clock: factories.clock ?? Date, host: hostOf(r), ...config.breaker }));
+    const key = r.baseUrl ? JSON.stringify([new URL(r.baseUrl).origin, r.model]) : `embedded:${r.model}`;
+    if (!breakers.has(key)) breakers.set(key, new CircuitBreaker({ clock: factories.clock ?? Date, host: hostOf(r), ...config.breaker }));
+    breakerOf[route] = breakers.get(key)!;
   }
   const adapters = new Map<string, ModelProvider>();
   const result = {} as Record<Route, GuardedProvider>;
@@ -259,10 +261,10 @@ export function createProviders(config: ProviderConfig, factories: ProviderFacto
     if (!adapter) adapters.set(key, (adapter = build(r, route, factories)));
     const other = otherAgentRoute[route];
     result[route] = withCircuitBreaker(adapter, {
-      breaker: breakers.get(endpointOf[route])!,
+      breaker: breakerOf[route],
       route,
-      sharedWith: routes.filter((o) => o !== route && endpointOf[o] === endpointOf[route]),
-      switchTo: other && endpointOf[other] !== endpointOf[route] ? { route: other, breaker: breakers.get(endpointOf[other])! } : null,
+      sharedWith: routes.filter((o) => o !== route && breakerOf[o] === breakerOf[route]),
+      switchTo: other && breakerOf[other] !== breakerOf[route] ? { route: other, breaker: breakerOf[other] } : null,
       log: factories.log,
     });
   }

@@ -55,6 +55,7 @@ export class FakeOpenAIServer {
   refuseUpgradeStatus: number | null = null;
   private defaultScript: FakeScript = { text: defaultFakeText };
   private readonly queue: Partial<FakeScript>[] = [];
+  private readonly byModel = new Map<string, FakeScript>();
   private readonly storedIds = new Set<string>();
   private readonly sockets = new Map<Socket, number>();
   private readonly openWebSockets = new Set<WsConnection>();
@@ -90,6 +91,11 @@ export class FakeOpenAIServer {
   /** What every request gets unless one was queued with `respondOnceWith`. */
   respondWith(script: Partial<FakeScript>): void {
     this.defaultScript = { text: defaultFakeText, ...script };
+  }
+
+  /** What every request for `model` gets (two routes on one endpoint, one of them failing); a queued script still comes first. */
+  respondForModel(model: string, script: Partial<FakeScript>): void {
+    this.byModel.set(model, { text: defaultFakeText, ...script });
   }
 
   /** What the next request gets (queued: call twice for the next two). */
@@ -155,9 +161,9 @@ export class FakeOpenAIServer {
     });
   }
 
-  private nextScript(): FakeScript {
+  private nextScript(model: unknown): FakeScript {
     const once = this.queue.shift();
-    return once ? { text: defaultFakeText, ...once } : this.defaultScript;
+    return once ? { text: defaultFakeText, ...once } : (this.byModel.get(String(model)) ?? this.defaultScript);
   }
 
   private record(entry: RecordedRequest): RecordedRequest {
@@ -194,7 +200,7 @@ export class FakeOpenAIServer {
       this.settle(entry, 'refused');
       return void sendError(res, { kind: 'status', status: 404, code: 'unknown_url', message: `Unknown path ${path}` });
     }
-    const script = this.nextScript();
+    const script = this.nextScript(body.model);
     if (script.fault?.kind === 'status') {
       this.settle(entry, 'refused');
       return void sendError(res, script.fault);
@@ -256,7 +262,7 @@ export class FakeOpenAIServer {
       return sendError({ kind: 'status', status: 400, code: 'websocket_connection_limit_reached', message: 'Connection limit reached (60 minutes).' }, true);
     }
     if (connection.busy) return sendError({ kind: 'status', status: 400, code: 'response_already_in_flight' });
-    const script = this.nextScript();
+    const script = this.nextScript(body.model);
     if (script.fault?.kind === 'status') return sendError(script.fault);
     const previous = body.previous_response_id;
     if (typeof previous === 'string' && !connection.localIds.has(previous) && !this.storedIds.has(previous)) {

@@ -1,12 +1,16 @@
 import type { CircuitState } from '../../models/CircuitBreaker';
+import type { GaugeReading } from '../Metrics';
 import type { FimMode } from '../../models/fim/Infiller';
 import type { ModelProvider, Route } from '../../models/ModelProvider';
 
-/** Where a route's requests go, and whether that endpoint's circuit breaker lets them through. */
+/** Where a route's requests go, and whether the route's circuit breaker lets them through. */
 export interface RouteEndpoint {
   /** "api.cerebras.ai", "127.0.0.1:8080", or "embedded". */
   readonly host: string;
-  /** `retryInMs`: while open, how long until a trial request is let through; else 0. */
+  /**
+   * The route's breaker (per endpoint and model: another model on the same host keeps its own).
+   * `retryInMs`: while open, how long until a trial request is let through; else 0.
+   */
   snapshot(): { state: CircuitState; retryInMs: number };
 }
 
@@ -66,4 +70,16 @@ export function readiness(router: ModelRouter): Readiness {
     };
   }
   return { ready: view.fast.usable, routes: view };
+}
+
+const circuitStates: CircuitState[] = ['closed', 'half-open', 'open'];
+
+/** `flint_route_breaker_state`: for each route behind a breaker, 1 for its state now and 0 for the others. */
+export function routeBreakerStates(router: ModelRouter): GaugeReading {
+  const reading: Exclude<GaugeReading, number> = [];
+  for (const [route, view] of Object.entries(readiness(router).routes)) {
+    if (view.breaker === null) continue;
+    for (const state of circuitStates) reading.push({ labels: { route, state }, value: view.breaker === state ? 1 : 0 });
+  }
+  return reading;
 }

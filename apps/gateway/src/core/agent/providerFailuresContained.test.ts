@@ -1,8 +1,9 @@
 /**
- * Provider failures are visible and contained (issue #21): the real gateway, real adapters, and
- * loopback fake providers on two endpoints. Mid-stream drops on the fast route's endpoint open
- * its breaker; the turn refused then says which route and which host; the deep route, on another
- * endpoint, still answers; every failure is one structured warn line.
+ * Provider failures are visible and contained (issues #21, #31): the real gateway, real adapters,
+ * and loopback fake providers. Mid-stream drops on the fast route's endpoint open its breaker;
+ * the turn refused then says which route and which host; the deep route, on another endpoint or
+ * asking the same endpoint for another model, still answers; every failure is one structured
+ * warn line; /readyz's view and /metrics report each route's breaker.
  */
 import type { TurnInfo } from '@flint/protocol';
 import { FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
@@ -20,12 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([fastServer.close(), deepServer.close()]));
 
-function setup(fastIdleTimeoutMs = 30_000) {
+function setup(fastIdleTimeoutMs = 30_000, routes?: Record<string, object>) {
   const lines: Array<Parameters<Log>> = [];
   const config = loadProviderConfig(
     {},
     JSON.stringify({
-      routes: {
+      routes: routes ?? {
         fast: { kind: 'openai-responses', baseUrl: fastServer.baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'fast-model', idleTimeoutMs: fastIdleTimeoutMs },
         deep: { kind: 'openai-chat', baseUrl: deepServer.baseUrl, model: 'deep-model' },
         complete: { kind: 'openai-chat', baseUrl: deepServer.baseUrl, model: 'deep-model' },
@@ -48,7 +49,7 @@ function setup(fastIdleTimeoutMs = 30_000) {
   const alice = h.client(ws.workspaceId, ws.owner.token);
   h.flush();
   const fileId = fileIdOf(alice, 'src/a.ts');
-  const close = () => Promise.all([providers.fast.close(), providers.deep.close()]);
+  const close = () => Promise.all([providers.fast.close(), providers.deep.close(), providers.complete.close()]);
   return { h, alice, fileId, lines, router, close };
 }
 
@@ -133,4 +134,46 @@ describe('provider failures are visible and contained', () => {
     expect(failures.map((fields) => [fields!.code, fields!.tokensBeforeFailure])).toEqual(ended.slice(0, 3).map((turn) => [turn.error!.code, turn.outputTokens]));
     await ctx.close();
   });
+
+  const faults = [
+    ['a server error', fakeFaults.serverError(500), 'overloaded'],
+    ['a mid-stream close', fakeFaults.disconnect(2), 'network'],
+    ['garbage', fakeFaults.garbage(2), 'bad_response'],
+    ['a stall', fakeFaults.stall(2), 'network'],
+  ] as const;
+  for (const [what, fault, code] of faults) {
+    it(`${what} from the fast route's model opens only the fast route's breaker: the deep model on the same endpoint still answers`, async () => {
+      const baseUrl = fastServer.baseUrl;
+      const ctx = setup(undefined, {
+        fast: { kind: 'openai-responses', baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'fast-model', idleTimeoutMs: 200 },
+        deep: { kind: 'openai-chat', baseUrl, model: 'deep-model' },
+        complete: { kind: 'openai-chat', baseUrl, model: 'complete-model' },
+      });
+      const host = new URL(baseUrl).host;
+      fastServer.respondWith({ text: 'const a = 2;\n' });
+      fastServer.respondForModel('fast-model', { text: 'const a = 2;\n', chunkChars: 2, fault });
+
+      for (let i = 0; i < 3; i++) expect(await turnOn(ctx, 'fast')).toMatchObject({ status: 'failed', error: { code } });
+      const asked = fastServer.requests.length;
+      expect(await turnOn(ctx, 'deep')).toMatchObject({ status: 'done', error: null });
+      expect(fastServer.requests.slice(asked).map((r) => r.body.model)).toEqual(['deep-model']);
+
+      const refused = await turnOn(ctx, 'fast');
+      expect(refused).toMatchObject({ status: 'failed', outputTokens: 0, error: { code: 'circuit_open' } });
+      expect(refused.error!.message).toMatch(
+        new RegExp(`^The fast route's provider at ${host} failed 3 times in a row; Flint stops asking it for \\d+ s\\. Try again then, or switch to the deep route, which uses another model\\.$`),
+      );
+
+      const view = readiness(ctx.router);
+      expect(view.ready).toBe(false);
+      expect(view.routes.fast).toMatchObject({ model: 'fast-model', host, breaker: 'open', usable: false });
+      expect(view.routes.deep).toMatchObject({ model: 'deep-model', host, breaker: 'closed', retryInMs: 0, usable: true });
+      expect(view.routes.complete).toMatchObject({ model: 'complete-model', host, breaker: 'closed', usable: true });
+      const metrics = ctx.h.gateway.metrics.render();
+      expect(metrics).toContain('flint_route_breaker_state{route="fast",state="open"} 1');
+      expect(metrics).toContain('flint_route_breaker_state{route="deep",state="closed"} 1');
+      expect(metrics).toContain('flint_route_breaker_state{route="deep",state="open"} 0');
+      await ctx.close();
+    });
+  }
 });
