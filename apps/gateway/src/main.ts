@@ -214,7 +214,8 @@ function readinessView(): Readiness & { cluster?: { gateway: string; connected: 
 
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: () => readinessView() });
+const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: () => readinessView() });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {

@@ -32,6 +32,8 @@ export const CloseCode = {
   ProtocolVersion: 4426,
   /** Too many messages per second from this connection. */
   RateLimited: 4429,
+  /** Too many tabs open with this link, or from this address; retried later. */
+  TooManySessions: 4430,
   /** A bug on the server. */
   Internal: 4500,
   /**
@@ -83,6 +85,8 @@ export function describeClose(code: number): string {
       return 'This page is out of date with the gateway. Reload the page.';
     case CloseCode.RateLimited:
       return 'Too many messages too fast; reconnecting shortly.';
+    case CloseCode.TooManySessions:
+      return 'Too many tabs are open with this link; close some, or ask for a link of your own. Retrying.';
     case CloseCode.MalformedFrame:
       return 'The gateway could not read a message from this tab. Reload the page.';
     case CloseCode.OutOfSync:

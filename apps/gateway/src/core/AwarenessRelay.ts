@@ -145,9 +145,21 @@ export class AwarenessRelay {
     return removed;
   }
 
-  /** Every known state, for a session that just subscribed. */
-  snapshot(): AwarenessEntry[] {
-    return [...this.entries].map(([clientId, e]) => ({ clientId, clock: e.clock, stateJson: e.stateJson }));
+  /**
+   * Known states for a session that just subscribed, at most `limit`: one per owner first (each
+   * tab's, the agent's), the newest first, then the owners' other ids.
+   */
+  snapshot(limit = Infinity): AwarenessEntry[] {
+    const newest = [...this.entries].reverse();
+    const owners = new Set<Subscriber>();
+    const first: AwarenessEntry[] = [];
+    const rest: AwarenessEntry[] = [];
+    for (const [clientId, e] of newest) {
+      const entry = { clientId, clock: e.clock, stateJson: e.stateJson };
+      if (owners.has(e.owner)) rest.push(entry);
+      else (owners.add(e.owner), first.push(entry));
+    }
+    return [...first, ...rest].slice(0, limit);
   }
 
   get size(): number {

@@ -51,6 +51,10 @@ export class Gateway {
   readonly cluster: ClusterNode;
   private readonly rooms: RoomRegistry;
   private readonly sessionsByLink = new Map<string, Set<Session>>();
+  /** Open sessions per client address (the per-address cap). */
+  private readonly sessionsByAddress = new Map<string, number>();
+  /** Bytes of updates waiting in all sessions for what they build on. */
+  private waitingBytes = 0;
   private readonly store: Store;
   private readonly ctx: GatewayContext;
 
@@ -82,15 +86,33 @@ export class Gateway {
       agent,
       thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
+      sessionRefused: (linkId, address) => {
+        const caps = config.sessions;
+        if ((this.sessionsByLink.get(linkId)?.size ?? 0) >= caps.perLink) return `${caps.perLink} tabs are open with this link already`;
+        if (address && (this.sessionsByAddress.get(address) ?? 0) >= caps.perAddress) return `${caps.perAddress} tabs are open from this address already`;
+        return null;
+      },
+      waiting: {
+        take: (bytes) => {
+          if (this.waitingBytes + bytes > config.sessions.waitingBytes) return false;
+          this.waitingBytes += bytes;
+          return true;
+        },
+        release: (bytes) => void (this.waitingBytes -= bytes),
+      },
       sessionOpened: (session) => {
         let sessions = this.sessionsByLink.get(session.linkId);
         if (!sessions) this.sessionsByLink.set(session.linkId, (sessions = new Set()));
         sessions.add(session);
+        if (session.address) this.sessionsByAddress.set(session.address, (this.sessionsByAddress.get(session.address) ?? 0) + 1);
       },
       sessionClosed: (session: Session, room: Room) => {
         const sessions = this.sessionsByLink.get(session.linkId);
         sessions?.delete(session);
         if (sessions?.size === 0) this.sessionsByLink.delete(session.linkId);
+        const fromAddress = (this.sessionsByAddress.get(session.address) ?? 1) - 1;
+        if (fromAddress > 0) this.sessionsByAddress.set(session.address, fromAddress);
+        else this.sessionsByAddress.delete(session.address);
         this.ctx.completions.sessionClosed(session);
         this.rooms.released(room);
       },

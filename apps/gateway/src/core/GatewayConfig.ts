@@ -13,7 +13,23 @@ export interface GatewayConfig {
    * as one catch-up update when the socket drains (Session.sendUpdate).
    */
   slowClientBytes: number;
+  /**
+   * What one link, one client address and all sessions together may hold, so that no one
+   * link opens unlimited sessions or makes every joiner receive megabytes of cursors.
+   */
+  sessions: SessionCaps;
   agent: AgentConfig;
+}
+
+export interface SessionCaps {
+  /** Open sessions (tabs) per link on this gateway; past it, 4430 (retryable). */
+  perLink: number;
+  /** Open sessions per client address (the socket's, or the balancer's X-Forwarded-For). */
+  perAddress: number;
+  /** Bytes of updates waiting for what they build on, all sessions together (each holds ≤ maxFrameBytes). */
+  waitingBytes: number;
+  /** Cursors and presence states a session receives when it opens a doc. */
+  snapshotStates: number;
 }
 
 export interface AgentConfig {
@@ -42,6 +58,12 @@ export const defaultConfig: GatewayConfig = {
   helloTimeoutMs: 10_000,
   compactEveryUpdates: 500,
   slowClientBytes: 256 * 1024,
+  sessions: {
+    perLink: 200,
+    perAddress: 400,
+    waitingBytes: 64 * 1024 * 1024,
+    snapshotStates: 256,
+  },
   agent: {
     flushIntervalMs: 8,
     maxOutputTokens: 4096,

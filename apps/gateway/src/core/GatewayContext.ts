@@ -23,6 +23,10 @@ export interface GatewayContext {
   readonly agent: AgentService;
   readonly thread: ThreadService;
   readonly completions: CompletionService;
+  /** Why a new session of `linkId` from `address` may not open (a cap reached), or null. */
+  sessionRefused(linkId: string, address: string): string | null;
+  /** Updates waiting in sessions, all together: `take` says whether `bytes` more fit. */
+  readonly waiting: { take(bytes: number): boolean; release(bytes: number): void };
   sessionOpened(session: Session): void;
   sessionClosed(session: Session, room: Room): void;
 }

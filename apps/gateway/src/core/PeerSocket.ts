@@ -5,6 +5,8 @@ export interface PeerSocket {
   readonly isOpen: boolean;
   /** Bytes sent and not yet handed to the network (`ws.bufferedAmount`): a slow reader's backlog. */
   readonly bufferedBytes: number;
+  /** The client's address, as the transport knows it (for per-address session caps); '' if none. */
+  readonly remoteAddress?: string;
 }
 
 /** What the transport calls when the socket receives a frame or closes. */

@@ -43,6 +43,9 @@ interface HeldBack {
   cursors: Map<number, AwarenessEntry>;
 }
 
+/** Cursor and presence states per frame of a doc's snapshot. */
+const snapshotFrameStates = 64;
+
 /**
  * One authenticated WebSocket (one browser tab). Decodes and checks every inbound frame at the
  * edge (SPEC §Limits), then routes it: control messages, y-protocols sync and awareness per doc.
@@ -216,6 +219,8 @@ export class Session implements Connection, RoomSession {
     const room = rooms.get(message.workspaceId);
     if (!room) return this.close(CloseCode.WorkspaceNotFound, 'no such workspace');
     const { link } = auth;
+    const refused = this.ctx.sessionRefused(link.id, this.address);
+    if (refused) return this.close(CloseCode.TooManySessions, refused);
     const expiryTimer =
       link.expiresAt === null
         ? null
@@ -348,12 +353,12 @@ export class Session implements Connection, RoomSession {
     if (check.ok) return this.retryWaiting(doc);
     this.ctx.metrics.inc('flint_updates_refused_total', { kind: check.kind });
     if (check.kind !== 'incomplete') return this.close(CloseCode.MalformedFrame, `update refused: ${check.reason}`);
+    if (this.waitingBytes + update.byteLength > this.ctx.config.limits.maxFrameBytes || !this.ctx.waiting.take(update.byteLength)) {
+      return this.close(CloseCode.OutOfSync, 'updates build on changes the gateway never received');
+    }
     const waiting = this.waiting.get(doc) ?? [];
     this.waiting.set(doc, [...waiting, update]);
     this.waitingBytes += update.byteLength;
-    if (this.waitingBytes > this.ctx.config.limits.maxFrameBytes) {
-      this.close(CloseCode.OutOfSync, 'updates build on changes the gateway never received');
-    }
   }
 
   private retryWaiting(doc: LiveDoc): void {
@@ -363,6 +368,7 @@ export class Session implements Connection, RoomSession {
       for (const update of waiting) {
         if (!doc.accept(update, this).ok) continue;
         this.waitingBytes -= update.byteLength;
+        this.ctx.waiting.release(update.byteLength);
         waiting = waiting.filter((u) => u !== update);
         progress = true;
       }
@@ -373,7 +379,10 @@ export class Session implements Connection, RoomSession {
   }
 
   private forgetWaiting(doc: LiveDoc): void {
-    for (const update of this.waiting.get(doc) ?? []) this.waitingBytes -= update.byteLength;
+    for (const update of this.waiting.get(doc) ?? []) {
+      this.waitingBytes -= update.byteLength;
+      this.ctx.waiting.release(update.byteLength);
+    }
     this.waiting.delete(doc);
   }
 
@@ -385,8 +394,9 @@ export class Session implements Connection, RoomSession {
     if (this.docs.has(doc)) return;
     this.docs.add(doc);
     doc.subscribers.add(this);
-    const states = doc.awareness.snapshot();
-    if (states.length > 0) this.send(doc.awarenessFrame(states));
+    // Bounded, and in frames of a bounded size: a joiner never receives megabytes of cursors.
+    const states = doc.awareness.snapshot(this.ctx.config.sessions.snapshotStates);
+    for (let at = 0; at < states.length; at += snapshotFrameStates) this.send(doc.awarenessFrame(states.slice(at, at + snapshotFrameStates)));
   }
 
   private awareness(docId: string, payload: Uint8Array, room: Room): void {
@@ -417,6 +427,11 @@ export class Session implements Connection, RoomSession {
     return this.shownAs;
   }
 
+  /** The client's address (per-address caps); '' when the transport does not know it. */
+  get address(): string {
+    return this.socket.remoteAddress ?? '';
+  }
+
   get user(): PeerUser | null {
     return this.shownAs;
   }
@@ -443,6 +458,7 @@ export class Session implements Connection, RoomSession {
     this.heldBack.clear();
     this.heldTurns.clear();
     this.waiting.clear();
+    this.ctx.waiting.release(this.waitingBytes);
     this.waitingBytes = 0;
     state.room.leave(this);
     this.ctx.sessionClosed(this, state.room);

@@ -28,6 +28,18 @@ export interface ServerOptions {
   readiness?: () => Readiness;
   /** The folder projects this gateway serves (issue 24), for the project REST routes. Unset: none. */
   projects?: ProjectRegistry;
+  /**
+   * Behind a balancer (`FLINT_TRUST_PROXY=1`): a client's address is the last X-Forwarded-For
+   * entry (the one the balancer added), not the balancer's own; per-address caps count it.
+   */
+  trustProxy?: boolean;
+}
+
+/** The client's address for per-address caps: the socket's, or the balancer's record of it. */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+  const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').pop()?.trim();
+  return last || (req.socket.remoteAddress ?? '');
 }
 
 export interface RunningServer {
@@ -173,10 +185,10 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       refuseUpgrade(socket, '403 Forbidden', 'Origin not allowed\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket));
+    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, socket, clientAddress(req, options.trustProxy ?? false)));
   });
 
-  function attach(ws: WebSocket, socket: Duplex): void {
+  function attach(ws: WebSocket, socket: Duplex, remoteAddress: string): void {
     alive.set(ws, true);
     ws.on('pong', () => alive.set(ws, true));
     // Frames sent to one socket in the same event-loop turn (an agent flush's doc update, its
@@ -202,6 +214,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       get bufferedBytes() {
         return ws.bufferedAmount;
       },
+      remoteAddress,
     });
     socket.on('drain', () => connection.drained());
     ws.on('message', (data: Buffer, isBinary: boolean) => {
