@@ -127,7 +127,7 @@ export class ConfinedFolder {
    */
   private async within(names: string[], create: boolean, use: (at: (name: string) => string) => Promise<void>): Promise<void> {
     if (!heldFolders) return this.withinByPath(names, create, use);
-    let folder: FileHandle = await open(this.root, constants.O_RDONLY | constants.O_DIRECTORY);
+    let folder: FileHandle = await open(this.root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     try {
       for (let depth = 0; depth < names.length; depth++) {
         const at = `/proc/self/fd/${folder.fd}/${names[depth]}`;

@@ -152,7 +152,8 @@ export class FolderSync implements FolderProject {
       const base = this.baseOf(entry.fileId);
       const text = this.textOf(entry.fileId);
       if (base !== null && (text === null || text === base)) this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
-      else if (text !== null) await this.write(entry.fileId, path);
+      // One file the folder's edge refuses (a link on its way now) does not stop the others.
+      else if (text !== null) await this.write(entry.fileId, path).catch((error: unknown) => this.options.log('warn', 'a document was not written to the folder', { root: this.root, path, error: String(error) }));
     }
   }
 

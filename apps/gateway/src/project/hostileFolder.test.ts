@@ -159,6 +159,28 @@ describe('links on disk: nothing outside the folder changes', () => {
     expect(read(outside, 'secret.txt')).toBe('secret\n');
   });
 
+  it('at start, a document whose folder became a link is not written, and the others still are', async () => {
+    const outside = folder({}, 'flint-outside-');
+    const root = folder({ 'asub/a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    const ctx = await open(root);
+    const typed = ['asub/a.txt', 'b.txt', 'c.txt'].map((path) => textOf(ctx.alice, fileIdOf(ctx.alice, path)));
+    ctx.h.flush();
+    await ctx.sync.stop();
+    // While the sync is away: typing in every file, and on disk the files gone and `asub` a link out.
+    for (const text of typed) text.insert(0, 'typed\n');
+    ctx.h.flush();
+    rmSync(join(root, 'asub'), { recursive: true });
+    rmSync(join(root, 'b.txt'));
+    rmSync(join(root, 'c.txt'));
+    symlinkSync(outside, join(root, 'asub'));
+    const again = new FolderSync({ workspaceId: ctx.sync.workspaceId, room: ctx.room, disk: await NodeDisk.open(root), bases: { get: (k) => ctx.h.store.getMeta(k), set: (k, v) => ctx.h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 5 });
+    syncs.push(again);
+    await again.start();
+    expect(read(root, 'b.txt')).toBe('typed\nb\n');
+    expect(read(root, 'c.txt')).toBe('typed\nc\n');
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
   it('gitlink -> .git: a hook written through it never lands in .git', async () => {
     const root = folder({ 'a.txt': 'a\n', '.git/HEAD': 'ref: refs/heads/main\n' });
     mkdirSync(join(root, '.git/hooks'));
