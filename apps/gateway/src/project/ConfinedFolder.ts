@@ -131,14 +131,17 @@ export class ConfinedFolder {
     try {
       for (let depth = 0; depth < names.length; depth++) {
         const at = `/proc/self/fd/${folder.fd}/${names[depth]}`;
-        if (create) {
-          await mkdir(at).catch((error: unknown) => {
-            if (code(error) !== 'EEXIST') throw error;
-          });
-        }
+        const openFolder = () => open(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
         let next: FileHandle;
         try {
-          next = await open(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+          // Made only when missing: most writes go to folders that exist.
+          next = await openFolder().catch(async (error: unknown) => {
+            if (code(error) !== 'ENOENT' || !create) throw error;
+            await mkdir(at).catch((made: unknown) => {
+              if (code(made) !== 'EEXIST') throw made;
+            });
+            return openFolder();
+          });
         } catch (error) {
           const shown = names.slice(0, depth + 1).join('/');
           if (code(error) === 'ENOENT' && !create) return;

@@ -129,7 +129,7 @@ export class NodeDisk implements Disk {
       const parts = path.split('/');
       for (let depth = 1; depth < parts.length; depth++) folders.add(parts.slice(0, depth).join('/'));
     }
-    for (const folder of folders) await this.refreshRules(folder);
+    await Promise.all([...folders].map((folder) => this.refreshRules(folder)));
   }
 
   ignored(path: string): boolean {
