@@ -384,11 +384,18 @@ export class Room {
     if (!checked.ok) return checked;
     const source = this.guarded(from);
     if (!source.ok) return source;
+    const moves = [...this.entries].filter(([path]) => isWithin(path, from)).map(([path, entry]) => ({ path, entry, moved: to + path.slice(from.length) }));
+    // A folder's files land where its new name's rules may leave them out ("y/.env").
+    if (this.pathGuards.size > 0) {
+      for (const { moved } of moves) {
+        const landing = moved === to ? { ok: true as const } : this.guarded(moved);
+        if (!landing.ok) return landing;
+      }
+    }
     this.index.doc.transact(() => {
-      for (const [path, entry] of [...this.entries]) {
-        if (!isWithin(path, from)) continue;
+      for (const { path, entry, moved } of moves) {
         this.entries.delete(path);
-        this.entries.set(to + path.slice(from.length), entry);
+        this.entries.set(moved, entry);
       }
     }, GATEWAY_ORIGIN);
     return { ok: true };

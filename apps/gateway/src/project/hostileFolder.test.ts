@@ -266,8 +266,9 @@ describe('links on disk: nothing outside the folder changes', () => {
 describe('ignored paths, git and the gateway\'s data are outside the workspace', () => {
   it('the tree, the wire and the agent cannot create, rename onto or delete them, and are told why', async () => {
     const root = folder({
-      '.gitignore': '.env\nsecret.txt\n',
+      '.gitignore': '.env\nsecret.txt\n/lib/keys.txt\n',
       '.env': 'API_KEY=1\n',
+      'lib/keys.txt': 'the owner\'s keys\n',
       'secret.txt': 'secret\n',
       'node_modules/x/index.js': 'module.exports = 1;\n',
       '.flint-data/flint.sqlite': 'the live database\n',
@@ -283,12 +284,17 @@ describe('ignored paths, git and the gateway\'s data are outside the workspace',
       await expect(ctx.disk.remove(path)).rejects.toThrow(/ignored/);
     }
     expect(await ctx.request({ type: 'file.create', path: 'node_modules', kind: 'folder' })).toMatchObject({ ok: false, code: 'forbidden' });
+    // A folder moved where one of its files would land on an ignored path.
+    expect(await ctx.request({ type: 'file.create', path: 'src/keys.txt', kind: 'file' })).toMatchObject({ ok: true });
+    expect(await ctx.request({ type: 'file.rename', from: 'src', to: 'lib' })).toMatchObject({ ok: false, code: 'forbidden', message: expect.stringContaining('lib/keys.txt') });
+    expect(await ctx.request({ type: 'file.create', path: 'nested/secret.txt', kind: 'file' })).toMatchObject({ ok: false, code: 'forbidden' });
     await ctx.sync.flushed();
     expect(read(root, '.env')).toBe('API_KEY=1\n');
     expect(read(root, 'secret.txt')).toBe('secret\n');
     expect(read(root, 'node_modules/x/index.js')).toBe('module.exports = 1;\n');
     expect(read(root, '.flint-data/flint.sqlite')).toBe('the live database\n');
     expect(read(root, 'a.txt')).toBe('a\n');
+    expect(read(root, 'lib/keys.txt')).toBe('the owner\'s keys\n');
   });
 
   it('the gateway\'s data directory inside the folder, whatever its name, is never shown or written', async () => {
