@@ -57,8 +57,11 @@ const temporary = /(^|\/)\.[^/]*\.flint-[0-9a-f]{8}\.tmp$/;
 interface FolderRules {
   owner: Ignore | null;
   typed: Ignore | null;
-  /** The text this process last wrote to the file: reading it back is our own write, not the owner's. */
-  typedText: string | null;
+  /**
+   * What this process last made of the file (its text, or null when it deleted it): finding the
+   * disk so is our own change coming back, not the owner's.
+   */
+  ours: { text: string | null } | null;
   /** inode, size and mtime of the .gitignore when last read ('' when there was none). */
   stamp: string;
 }
@@ -110,14 +113,14 @@ export class NodeDisk implements Disk {
     const known = this.rules.get(folder);
     if (known && known.stamp === stamp) return;
     const text = stamp ? await readFile(file, 'utf8').catch(() => null) : null;
-    const rules: FolderRules = known ?? { owner: null, typed: null, typedText: null, stamp };
+    const rules: FolderRules = known ?? { owner: null, typed: null, ours: null, stamp };
     rules.stamp = stamp;
-    if (text !== null && text === rules.typedText) rules.typed = ignore().add(text);
+    if (rules.ours && rules.ours.text === text) rules.typed = text === null ? null : ignore().add(text);
     else {
       const owner = folder === '' ? ignore().add(defaultIgnores) : null;
       rules.owner = text === null ? owner : (owner ?? ignore()).add(text);
       rules.typed = null;
-      rules.typedText = null;
+      rules.ours = null;
     }
     this.rules.set(folder, rules);
   }
@@ -241,25 +244,34 @@ export class NodeDisk implements Disk {
 
   async write(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
     await this.confine(path);
-    if (path === '.gitignore' || path.endsWith('/.gitignore')) {
-      // The workspace's own .gitignore text, known as ours when it comes back: it never shows more.
-      const folder = path.slice(0, Math.max(path.lastIndexOf('/'), 0));
-      const rules = this.rules.get(folder) ?? { owner: null, typed: null, typedText: null, stamp: '' };
-      rules.typedText = new TextDecoder().decode(bytes);
-      this.rules.set(folder, rules);
-    }
+    this.noteOurs(path, new TextDecoder().decode(bytes));
     await this.folder.write(path, bytes, mode);
   }
 
   async remove(path: string): Promise<void> {
     await this.confine(path);
+    this.noteOurs(path, null);
     await this.folder.remove(path);
   }
 
   async rename(from: string, to: string): Promise<void> {
     await this.confine(from);
     await this.confine(to);
+    // A .gitignore moved in lands as the owner's rules there (it only hides more: the target was free).
+    this.noteOurs(from, null);
     await this.folder.rename(from, to);
+  }
+
+  /**
+   * The workspace changes a .gitignore (an editor typed in it, deleted or moved it): what it makes
+   * of the file is known as ours when the disk shows it, so it may hide more but never shows more.
+   */
+  private noteOurs(path: string, text: string | null): void {
+    if (path !== '.gitignore' && !path.endsWith('/.gitignore')) return;
+    const folder = path.slice(0, Math.max(path.lastIndexOf('/'), 0));
+    const rules = this.rules.get(folder) ?? { owner: null, typed: null, ours: null, stamp: '' };
+    rules.ours = { text };
+    this.rules.set(folder, rules);
   }
 
   async watch(onEvents: (events: DiskEvent[]) => void): Promise<() => Promise<void>> {

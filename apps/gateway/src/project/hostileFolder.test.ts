@@ -385,4 +385,19 @@ describe('what the workspace shows is what the owner\'s disk says', () => {
     writeFileSync(join(root, 'secret3.txt'), 'shown now\n');
     await until(ctx.h, () => ctx.paths().includes('secret3.txt'), 'secret3.txt, no longer ignored by the owner');
   });
+
+  it('an editor who deletes a .gitignore (or moves it away) is not shown the files it ignored', async () => {
+    const root = folder({ '.gitignore': '*.log\n', 'sub/.gitignore': 'secret.txt\n', 'sub/a.txt': 'a\n', 'a.txt': 'a\n' });
+    const ctx = await open(root);
+    expect(await ctx.request({ type: 'file.delete', path: '.gitignore' })).toMatchObject({ ok: true });
+    expect(await ctx.request({ type: 'file.rename', from: 'sub/.gitignore', to: 'moved.gitignore' })).toMatchObject({ ok: true });
+    await until(ctx.h, () => read(root, '.gitignore') === null && read(root, 'sub/.gitignore') === null, 'both gone from disk');
+    await ctx.sync.flushed();
+    writeFileSync(join(root, 'debug.log'), 'log\n');
+    writeFileSync(join(root, 'sub/secret.txt'), 'secret\n');
+    writeFileSync(join(root, 'after.txt'), 'after\n');
+    await until(ctx.h, () => ctx.paths().includes('after.txt'), 'after.txt in the tree');
+    expect(ctx.paths()).not.toContain('debug.log');
+    expect(ctx.paths()).not.toContain('sub/secret.txt');
+  });
 });
