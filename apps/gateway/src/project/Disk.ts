@@ -285,10 +285,13 @@ export class NodeDisk implements Disk {
       const relevant = paths.filter(({ path }) => !this.ignored(path));
       // A folder made with files in it at once (mkdir, unzip, git checkout): the watcher may
       // start watching it only after they were written, so what it holds is listed here.
+      const reported = new Set(relevant.map(({ path }) => path));
       for (const { type, path } of [...relevant]) {
         if (type !== 'create' || !(await lstat(join(this.root, path)).catch(() => null))?.isDirectory()) continue;
         // (A folder gone again by now holds nothing to add.)
-        for (const file of await this.filesUnder(path).catch(() => [])) relevant.push({ type: 'create', path: file.path });
+        for (const file of await this.filesUnder(path).catch(() => [])) {
+          if (!reported.has(file.path)) relevant.push({ type: 'create', path: file.path });
+        }
       }
       if (relevant.length) onEvents(relevant);
     };

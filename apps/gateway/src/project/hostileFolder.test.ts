@@ -340,6 +340,7 @@ describe('what the workspace shows is what the owner\'s disk says', () => {
     const ctx = await open(root);
     for (let round = 0; round < 4; round++) {
       const dir = `newdir${round}`;
+      // Made with its files at once: inotify may watch it only after they were written (the folder is listed then).
       mkdirSync(join(root, dir));
       // Both orders: the watcher may report either first.
       if (round % 2 === 0) {
