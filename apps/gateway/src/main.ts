@@ -178,7 +178,8 @@ function demoOwnerLink(origin: string): string {
 async function openFolder(folder: string): Promise<{ sync: FolderSync; release(): void; name: string; workspaceId: string; token: string }> {
   let disk: NodeDisk;
   try {
-    disk = await NodeDisk.open(resolve(invokedFrom, folder));
+    // The gateway's data (its database, tokens) is never part of the folder's workspace, wherever it lies.
+    disk = await NodeDisk.open(resolve(invokedFrom, folder), { excluded: [dataDir] });
   } catch (error) {
     console.error(`Cannot open ${folder}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such folder' : (error as Error).message}.`);
     process.exit(2);

@@ -57,6 +57,11 @@ export class Room {
   readonly docLoaded = new Set<(fileId: string, live: LiveDoc) => void>();
   /** Told of every file doc dropped (deleted, or the room unloading). */
   readonly docDropped = new Set<(fileId: string) => void>();
+  /**
+   * Say why a path is outside the workspace (a folder project's ignored files, git's folder, a
+   * link on disk), or null: such a path is never created, renamed onto, moved or deleted.
+   */
+  readonly pathGuards = new Set<(path: string) => string | null>();
   private treeIndex: TreeIndex | null = null;
   private readonly files = new Map<string, LiveDoc>();
 
@@ -353,7 +358,21 @@ export class Room {
     if (error) return fail('invalid_path', describePathError(error));
     if (this.occupied(path)) return fail('exists', `"${path}" already exists.`);
     if (this.blockedByFile(path)) return fail('invalid_path', `A file is in the way of "${path}".`);
-    return { ok: true };
+    return this.guarded(path);
+  }
+
+  /** Why `path` is outside the workspace, as the registered guards say; null when it is inside. */
+  outsideWorkspace(path: string): string | null {
+    for (const guard of this.pathGuards) {
+      const why = guard(path);
+      if (why) return why;
+    }
+    return null;
+  }
+
+  private guarded(path: string): OpResult {
+    const why = this.outsideWorkspace(path);
+    return why ? fail('forbidden', why) : { ok: true };
   }
 
   private createFolder(path: string): OpResult {
@@ -369,11 +388,20 @@ export class Room {
     if (isWithin(to, from)) return fail('invalid_path', 'A folder cannot be moved into itself.');
     const checked = this.checkNewPath(to);
     if (!checked.ok) return checked;
+    const source = this.guarded(from);
+    if (!source.ok) return source;
+    const moves = [...this.entries].filter(([path]) => isWithin(path, from)).map(([path, entry]) => ({ path, entry, moved: to + path.slice(from.length) }));
+    // A folder's files land where its new name's rules may leave them out ("y/.env").
+    if (this.pathGuards.size > 0) {
+      for (const { moved } of moves) {
+        const landing = moved === to ? { ok: true as const } : this.guarded(moved);
+        if (!landing.ok) return landing;
+      }
+    }
     this.index.doc.transact(() => {
-      for (const [path, entry] of [...this.entries]) {
-        if (!isWithin(path, from)) continue;
+      for (const { path, entry, moved } of moves) {
         this.entries.delete(path);
-        this.entries.set(to + path.slice(from.length), entry);
+        this.entries.set(moved, entry);
       }
     }, GATEWAY_ORIGIN);
     return { ok: true };
@@ -381,6 +409,8 @@ export class Room {
 
   private remove(path: string): OpResult {
     if (!this.occupied(path)) return fail('not_found', `"${path}" does not exist.`);
+    const guarded = this.guarded(path);
+    if (!guarded.ok) return guarded;
     const removedFiles: string[] = [];
     this.index.doc.transact(() => {
       for (const [key, entry] of [...this.entries]) {

@@ -261,8 +261,8 @@ export class Session implements Connection, RoomSession {
       case 'file.create':
       case 'file.rename':
       case 'file.delete': {
-        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot change files');
-        const result = room.apply(message);
+        // A viewer's tab may offer the action by mistake: an answer, not a dropped connection.
+        const result: OpResult = canWrite(this.role ?? 'viewer') ? room.apply(message) : { ok: false, code: 'forbidden', message: 'Viewers cannot create, rename or delete files; ask the owner for an editor link.' };
         this.ctx.metrics.inc('flint_file_ops_total', { op: message.type, ok: String(result.ok) });
         return this.sendResult(message.requestId, result);
       }

@@ -1,4 +1,4 @@
-import { Channel, CloseCode, encodeControl, encodeDocFrame, INDEX_DOC_ID, PROTOCOL_VERSION } from '@flint/protocol';
+import { Channel, CloseCode, decodeServerFrame, encodeControl, encodeDocFrame, INDEX_DOC_ID, isDecodeError, PROTOCOL_VERSION } from '@flint/protocol';
 import type { MemorySocketPair } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
@@ -63,12 +63,22 @@ describe('security: the gateway refuses, whatever the client sends', () => {
     honestStillEdits();
   });
 
-  it('[P14] a viewer\'s file operation closes its socket with Forbidden', () => {
+  it('[P14] a viewer\'s file operation is answered forbidden, its socket stays open and nothing changes', () => {
     const { h, viewer, honestStillEdits, raw } = setup();
     const pair = raw(viewer.token);
+    const answers: unknown[] = [];
+    pair.client.onmessage = (event) => {
+      const frame = decodeServerFrame(new Uint8Array(event.data as ArrayBuffer));
+      if (!isDecodeError(frame) && frame.channel === Channel.Control && frame.message.type === 'result') answers.push(frame.message);
+    };
     pair.client.send(encodeControl({ type: 'file.delete', requestId: 1, path: 'a.ts' }));
+    pair.client.send(encodeControl({ type: 'file.create', requestId: 2, path: 'b.ts', kind: 'file' }));
     h.flush();
-    expect(pair.closeCode).toBe(CloseCode.Forbidden);
+    expect(pair.closeCode).toBeNull();
+    expect(answers).toEqual([
+      expect.objectContaining({ type: 'result', requestId: 1, ok: false, code: 'forbidden' }),
+      expect.objectContaining({ type: 'result', requestId: 2, ok: false, code: 'forbidden' }),
+    ]);
     honestStillEdits();
   });
 

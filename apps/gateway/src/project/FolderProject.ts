@@ -7,6 +7,8 @@ export interface FolderProject {
   readonly workspaceId: string;
   /** The folder, as its real path. */
   readonly root: string;
+  /** Why `path` may not be written (ignored, git's, the gateway's data, behind a link), or null (DESIGN §11.3). */
+  outsideWorkspace(path: string): string | null;
   /** Writes a file that is not text (an uploaded image); the tree shows it as binary. */
   writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }>;
   /** A text file's bytes as the folder spells it (its line endings and BOM), for a download. */

@@ -74,6 +74,7 @@ export class FolderSync implements FolderProject {
     this.stopWatching = await this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
     await this.enqueue(() => this.reconcile());
     this.paths = this.filePaths();
+    this.room.pathGuards.add(this.guard);
     this.room.entries.observe(this.onTree);
     this.room.docLoaded.add(this.attach);
     this.room.docDropped.add(this.drop);
@@ -85,6 +86,7 @@ export class FolderSync implements FolderProject {
     if (this.stopped) return;
     this.stopped = true;
     await this.stopWatching?.();
+    this.room.pathGuards.delete(this.guard);
     this.room.entries.unobserve(this.onTree);
     this.room.docLoaded.delete(this.attach);
     this.room.docDropped.delete(this.drop);
@@ -150,7 +152,8 @@ export class FolderSync implements FolderProject {
       const base = this.baseOf(entry.fileId);
       const text = this.textOf(entry.fileId);
       if (base !== null && (text === null || text === base)) this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
-      else if (text !== null) await this.write(entry.fileId, path);
+      // One file the folder's edge refuses (a link on its way now) does not stop the others.
+      else if (text !== null) await this.write(entry.fileId, path).catch((error: unknown) => this.options.log('warn', 'a document was not written to the folder', { root: this.root, path, error: String(error) }));
     }
   }
 
@@ -314,7 +317,14 @@ export class FolderSync implements FolderProject {
     this.remember(fileId, text, format, synced?.mode);
   }
 
+  /** The room asks before a path is created, renamed or deleted; the sync's own changes pass. */
+  private readonly guard = (path: string): string | null => (this.applying ? null : this.disk.outsideWorkspace(path));
+
   // ---- what a FolderProject offers REST ----
+
+  outsideWorkspace(path: string): string | null {
+    return this.disk.outsideWorkspace(normalizePath(path));
+  }
 
   async writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }> {
     const normalized = normalizePath(path);

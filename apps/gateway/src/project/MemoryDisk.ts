@@ -77,4 +77,8 @@ export class MemoryDisk implements Disk {
   ignored(path: string): boolean {
     return path.split('/').some((part) => part === 'node_modules' || part === '.git');
   }
+
+  outsideWorkspace(path: string): string | null {
+    return this.ignored(path) ? `"${path}" is ignored, so it is outside the workspace.` : null;
+  }
 }

@@ -55,6 +55,10 @@ class TempFolderProject implements FolderProject {
     return new TextEncoder().encode(text.replace(/\n/g, '\r\n'));
   }
 
+  outsideWorkspace(): string | null {
+    return null;
+  }
+
   private inside(path: string): string | null {
     const full = resolve(this.root, path);
     return full.startsWith(this.root + sep) ? full : null;

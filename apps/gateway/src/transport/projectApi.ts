@@ -286,6 +286,11 @@ async function applyUpload(
       skip('Files inside .git belong to git; they are not uploaded.');
       continue;
     }
+    const outside = project?.outsideWorkspace(path);
+    if (outside) {
+      skip(outside);
+      continue;
+    }
     if (seen.has(path)) {
       skip('The zip holds this path twice; the first one was used.');
       continue;
