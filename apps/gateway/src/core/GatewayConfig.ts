@@ -13,6 +13,8 @@ export interface GatewayConfig {
    * as one catch-up update when the socket drains (Session.sendUpdate).
    */
   slowClientBytes: number;
+  /** What uploads may leave a workspace's files holding in all, unless its owner sets another quota. */
+  storageQuotaBytes: number;
   agent: AgentConfig;
 }
 
@@ -42,6 +44,7 @@ export const defaultConfig: GatewayConfig = {
   helloTimeoutMs: 10_000,
   compactEveryUpdates: 500,
   slowClientBytes: 256 * 1024,
+  storageQuotaBytes: 100 * 1024 * 1024,
   agent: {
     flushIntervalMs: 8,
     maxOutputTokens: 4096,
