@@ -5,6 +5,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { INDEX_DOC_ID } from '@flint/protocol';
+import { strToU8, zipSync, type Zippable } from 'fflate';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Gateway } from '../core/Gateway';
 import { NodeDisk } from '../project/Disk';
@@ -68,6 +70,11 @@ async function serveFolders() {
     const auth = { authorization: `Bearer ${owner.token}` };
     return {
       sync,
+      treeChanges: () => {
+        let changes = 0;
+        gateway.document(workspaceId, INDEX_DOC_ID)!.on('update', () => changes++);
+        return () => changes;
+      },
       download: async () => new Uint8Array(await (await fetch(`${base}/api/workspaces/${workspaceId}/zip`, { headers: auth })).arrayBuffer()),
       upload: async (zip: Uint8Array) => {
         const res = await fetch(`${base}/api/workspaces/${workspaceId}/files`, { method: 'POST', headers: { ...auth, 'content-type': 'application/zip' }, body: new Uint8Array(zip) });
@@ -117,5 +124,22 @@ describe('a zip uploaded into a folder project holds disk bytes', () => {
     expect(body.created.sort()).toEqual(Object.keys(spellings).sort());
     await project.sync.flushed();
     expect(snapshot(target)).toEqual(snapshot(folder(spellings)));
+  });
+
+  it('many new files are written and created in batches: one change of the tree per 50 files, not one per file', async () => {
+    const { open } = await serveFolders();
+    const root = folder({});
+    const project = await open(root);
+    const files: Zippable = Object.create(null) as Zippable;
+    for (let i = 0; i < 300; i++) files[`pkg/m${i % 7}/f${i}.js`] = strToU8(i % 2 ? `module.exports = ${i};\r\n` : `\ufeffexport default ${i};\n`);
+    const counted = project.treeChanges();
+    const { status, body } = await project.upload(zipSync(files));
+    expect(status).toBe(200);
+    expect(body.created).toHaveLength(300);
+    expect(counted()).toBeLessThanOrEqual(300 / 50 + 1);
+    await project.sync.flushed();
+    const written = snapshot(root);
+    expect(Object.keys(written)).toHaveLength(300);
+    for (const [path, bytes] of Object.entries(files)) expect(written[path]).toEqual(Buffer.from(bytes as Uint8Array));
   });
 });
