@@ -4,7 +4,7 @@ import type { Log } from '../core/GatewayContext';
 import type { LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { inGitFolder, type Disk, type DiskEvent } from './Disk';
-import { applyText, decodeText, encodeText, mergeText, type TextFormat } from './fileText';
+import { applyText, decodeText, encodeLike, encodeText, mergeText, type TextFormat } from './fileText';
 import type { FolderProject, WrittenFile } from './FolderProject';
 
 /** Where the last synced text of each file is kept, so a restart can tell who changed what. */
@@ -315,7 +315,7 @@ export class FolderSync implements FolderProject {
     const synced = this.synced.get(fileId);
     if (synced && synced.base === text) return;
     const format = synced?.format ?? { bom: false, crlf: false };
-    await this.disk.write(path, encodeText(text, format), synced?.mode);
+    await this.disk.write(path, format.mixed ? encodeLike(text, format, (await this.disk.read(path))?.bytes ?? null) : encodeText(text, format), synced?.mode);
     this.remember(fileId, text, format, synced?.mode);
   }
 
