@@ -24,10 +24,22 @@ const maxUnpackedBytes = 256 * 1024 * 1024;
 /** NUL in the first 8 KB means binary (git's own test). */
 const sniffBytes = 8 * 1024;
 const zipTypes = ['application/zip', 'application/x-zip-compressed'];
-/** Files an upload creates, updates or measures between two yields to I/O. */
+/** Files an upload creates per change of the tree (about 10 ms of work), with a yield to I/O after each. */
 const batchFiles = 50;
 
 const nextIoTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A yield to I/O once `sliceMs` of work ran since the last one (else nothing to wait for): a loop
+ * over a zip's 100k entries, a few microseconds each, held the event loop for a second.
+ */
+function pacer(sliceMs = 4): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < sliceMs) return undefined;
+    return nextIoTurn().then(() => void (since = performance.now()));
+  };
+}
 
 
 /** `?path=` as a workspace path (NFC, checked); null when absent or empty: the whole workspace. */
@@ -160,9 +172,12 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
       const sizes = await fileSizes(held.room);
       // Refused on the sizes the zip declares, before any entry is inflated.
       const admit = (declared: ReadonlyArray<{ path: string; bytes: number }>, unpackedBytes: number) => {
-        const replaced = new Set(declared.map((item) => normalizePath(folder === null ? item.path : `${folder}/${item.path}`)));
         let keptBytes = 0;
-        for (const [path, bytes] of sizes) if (!replaced.has(path)) keptBytes += bytes;
+        for (const bytes of sizes.values()) keptBytes += bytes;
+        if (keptBytes + unpackedBytes <= quotaBytes) return null;
+        // Over, counting every file there: the files the zip replaces do not stay.
+        const replaced = new Set(declared.map((item) => normalizePath(folder === null ? item.path : `${folder}/${item.path}`)));
+        for (const [path, bytes] of sizes) if (replaced.has(path)) keptBytes -= bytes;
         if (keptBytes + unpackedBytes <= quotaBytes) return null;
         return `This upload would leave the workspace holding ${megabytes(keptBytes + unpackedBytes)} of files (${megabytes(keptBytes)} already there, ${megabytes(unpackedBytes)} unpacked from the zip); its storage quota is ${megabytes(quotaBytes)}. Upload less or delete files first, or ask the workspace's owner to raise the quota.`;
       };
@@ -277,9 +292,9 @@ async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknow
  */
 async function fileSizes(room: Room): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
-  const files = [...room.entries].filter(([, entry]) => entry.kind === 'file');
-  for (let i = 0; i < files.length; i++) {
-    const [path, entry] = files[i]!;
+  const pace = pacer();
+  for (const [path, entry] of [...room.entries]) {
+    await pace();
     if (entry.kind !== 'file') continue;
     if (entry.binary) sizes.set(path, entry.bytes ?? 0);
     else {
@@ -288,7 +303,6 @@ async function fileSizes(room: Room): Promise<Map<string, number>> {
       if (live) sizes.set(path, Buffer.byteLength(live.doc.getText(FILE_TEXT_KEY).toString()));
       if (!loaded) room.releaseDoc(entry.fileId);
     }
-    if (i % batchFiles === batchFiles - 1) await nextIoTurn();
   }
   return sizes;
 }
@@ -361,8 +375,9 @@ async function applyUpload(
   const seen = new Set<string>();
   const toFolder: Array<{ path: string; bytes: Uint8Array }> = [];
   const fresh: Array<{ path: string; text: string }> = [];
-  let updatedSinceYield = 0;
+  const pace = pacer();
   for (const item of items) {
+    await pace();
     const requested = folder === null ? item.path : `${folder}/${item.path}`;
     const skip = (reason: string) => outcomes.push({ path: requested, skipped: reason });
     if ('skipped' in item) {
@@ -412,10 +427,6 @@ async function applyUpload(
       continue;
     }
     outcomes.push(replaceText(room, existing.fileId, path, text));
-    if (++updatedSinceYield >= batchFiles) {
-      updatedSinceYield = 0;
-      await nextIoTurn();
-    }
   }
   const settled = new Map<string, Outcome>();
   if (project) {
