@@ -94,6 +94,7 @@ export const b14HostileRequests: Benchmark = {
             });
             const body = (await res.json()) as { created?: string[]; skipped?: unknown[]; error?: string };
             if (res.status !== 200) throw new Error(`upload of ${entries} entries answered ${res.status}: ${body.error}`);
+            if (body.created?.length !== entries) throw new Error(`upload of ${entries} entries created ${body.created?.length}`);
             return { entries, zipBytes: zip.byteLength, created: body.created?.length, skipped: body.skipped?.length };
           }),
         );
@@ -175,7 +176,38 @@ async function measure(ctx: BenchContext, gateway: ChildHost, probe: { loaded: P
 function zipOfEntries(entries: number): Uint8Array {
   const files: Zippable = Object.create(null) as Zippable;
   for (let i = 0; i < entries; i++) files[`src/d${i % 100}/f${i}.ts`] = strToU8(`export const v${i} = ${i};\n`);
-  return zipSync(files);
+  const zip = zipSync(files);
+  return entries > 0xffff ? withZip64End(zip, entries) : zip;
+}
+
+/**
+ * fflate writes no ZIP64 records, and a zip's own end record counts entries in 16 bits: past
+ * 65,535 readers see the count modulo 65,536. Adds the ZIP64 end record and its locator before
+ * the end record, as Info-ZIP's `zip` writes them for a large archive.
+ */
+function withZip64End(zip: Uint8Array, entries: number): Uint8Array {
+  const end = zip.byteLength - 22;
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  if (view.getUint32(end, true) !== 0x06054b50) throw new Error('expected an end of central directory record without a comment');
+  const out = new Uint8Array(zip.byteLength + 56 + 20);
+  out.set(zip.subarray(0, end), 0);
+  const record = new DataView(out.buffer, end, 76);
+  record.setUint32(0, 0x06064b50, true);
+  record.setBigUint64(4, 44n, true);
+  record.setUint16(12, 45, true);
+  record.setUint16(14, 45, true);
+  record.setBigUint64(24, BigInt(entries), true);
+  record.setBigUint64(32, BigInt(entries), true);
+  record.setBigUint64(40, BigInt(view.getUint32(end + 12, true)), true);
+  record.setBigUint64(48, BigInt(view.getUint32(end + 16, true)), true);
+  record.setUint32(56, 0x07064b50, true);
+  record.setBigUint64(64, BigInt(end), true);
+  record.setUint32(72, 1, true);
+  out.set(zip.subarray(end), end + 76);
+  const tail = new DataView(out.buffer, end + 76, 22);
+  tail.setUint16(8, 0xffff, true);
+  tail.setUint16(10, 0xffff, true);
+  return out;
 }
 
 function report(phases: Phase[]): BenchReport {

@@ -380,11 +380,8 @@ export class FolderSync implements FolderProject {
       if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, undefined);
       if (fileId) outcomes.push({ path: file.path, ok: true, created: true });
     }
-    for (const { path, message } of refused) {
-      // Written, but not in the workspace: the disk must not hold what the workspace does not show.
-      await this.disk.remove(path);
-      outcomes.push({ path, ok: false, message });
-    }
+    // Not removed again: the write may have replaced a file the watcher had not reported yet.
+    for (const { path, message } of refused) outcomes.push({ path, ok: false, message: `It was written to the folder, but the workspace cannot show it: ${message}` });
     await new Promise<void>((resolve) => setImmediate(resolve));
     return outcomes;
   }
