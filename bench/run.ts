@@ -22,6 +22,7 @@ import { b10TokenToScreen } from './benchmarks/b10TokenToScreen';
 import { b11AgentThread } from './benchmarks/b11AgentThread';
 import { b12FolderProject } from './benchmarks/b12FolderProject';
 import { b13Cluster } from './benchmarks/b13Cluster';
+import { b14HostileRequests } from './benchmarks/b14HostileRequests';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
@@ -30,7 +31,7 @@ import { printTable } from './lib/printTable';
 import { ProgressWatchdog, type WatchdogLimits } from './lib/ProgressWatchdog';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject, b13Cluster];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject, b13Cluster, b14HostileRequests];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');

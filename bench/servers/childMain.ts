@@ -96,6 +96,17 @@ async function start(): Promise<{ info: Record<string, unknown>; handlers: Recor
             return out;
           },
           shareEditor: (args) => running.gateway.links.create(String(args.workspaceId), 'editor', 'Editor', null).token,
+          // B14: the most CPU the process spent between two turns of its event loop since the last
+          // call: a stall in CPU time, which a descheduled process on a busy machine does not inflate.
+          loopCpu: async () => {
+            const { loopCpuMonitor } = await import('./loopCpuMonitor');
+            return loopCpuMonitor.takeMaxMs();
+          },
+          // B14: the agent's search tool, run on the gateway's event loop over a workspace's files.
+          search: async (args) => {
+            const { searchWorkspace } = await import('./searchWorkspace');
+            return searchWorkspace(running.gateway, String(args.workspaceId), String(args.query), args.regex === true);
+          },
           sessionCount: () => running.gateway.sessionCount,
           roomsLoaded: () => running.gateway.metrics.render().match(/^flint_rooms_loaded (\d+)/m)?.[1],
         },

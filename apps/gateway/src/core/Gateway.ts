@@ -44,6 +44,8 @@ export interface CreatedWorkspace {
  * The transport-agnostic gateway: workspaces, links, rooms and sessions. The transport hands
  * it sockets (`connect`); REST handlers call the workspace and link methods.
  */
+const storageQuotaKey = (workspaceId: string) => `storage-quota:${workspaceId}`;
+
 export class Gateway {
   readonly metrics = new Metrics();
   readonly links: LinkService;
@@ -193,6 +195,17 @@ export class Gateway {
     this.rooms.released(room);
     const owner = this.links.create(workspaceId, 'owner', 'Owner', null);
     return { workspaceId, owner };
+  }
+
+  /** What uploads may leave a workspace's files holding: the quota its owner set, else the gateway's default. */
+  storageQuota(workspaceId: string): number {
+    const set = Number(this.store.getMeta(storageQuotaKey(workspaceId)));
+    return Number.isSafeInteger(set) && set > 0 ? set : this.ctx.config.storageQuotaBytes;
+  }
+
+  /** The owner's quota for a workspace (checked by the caller: an owner link, a positive whole number). */
+  setStorageQuota(workspaceId: string, bytes: number): void {
+    this.store.setMeta(storageQuotaKey(workspaceId), String(bytes));
   }
 
   workspaceExists(workspaceId: string): boolean {

@@ -18,6 +18,8 @@ export interface GatewayConfig {
    * link opens unlimited sessions or makes every joiner receive megabytes of cursors.
    */
   sessions: SessionCaps;
+  /** What uploads may leave a workspace's files holding in all, unless its owner sets another quota. */
+  storageQuotaBytes: number;
   agent: AgentConfig;
 }
 
@@ -64,6 +66,7 @@ export const defaultConfig: GatewayConfig = {
     waitingBytes: 64 * 1024 * 1024,
     snapshotStates: 256,
   },
+  storageQuotaBytes: 100 * 1024 * 1024,
   agent: {
     flushIntervalMs: 8,
     maxOutputTokens: 4096,

@@ -66,7 +66,8 @@ function mergeOrNull(updates: Uint8Array[]): Uint8Array | null {
  * lost by a crash (DESIGN §8).
  */
 export class LiveDoc {
-  readonly doc = new Y.Doc();
+  /** Named by its key: an unnamed Y.Doc draws a random UUID, 31 calls to the system's RNG (most of creating a file). */
+  readonly doc: Y.Doc;
   readonly awareness = new AwarenessRelay();
   readonly subscribers = new Set<RoomSession>();
   /** The last append still on its way to a store that answers later; null when all are stored. */
@@ -88,6 +89,7 @@ export class LiveDoc {
     private readonly ctx: DocContext,
   ) {
     this.docKey = `${workspaceId}/${docId}`;
+    this.doc = new Y.Doc({ guid: this.docKey });
     const stored = ctx.store.loadDoc(this.docKey);
     this.storedBytes = stored.bytes;
     this.updatesSinceCompaction = stored.updates.length;

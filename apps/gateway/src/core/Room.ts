@@ -322,12 +322,18 @@ export class Room {
       }
       taken.add(path);
       for (const parent of parents) tree.folders.add(parent);
+      tree.pathById.set(fileId, path);
+      tree.files++;
       created.set(path, fileId);
       count++;
     }
+    if (entries.length === 0) return { created, refused };
     this.index.doc.transact(() => {
       for (const [path, entry] of entries) this.entries.set(path, entry);
     }, GATEWAY_ORIGIN);
+    // The lookups already know these files: rebuilding them from the whole index after each batch
+    // made an upload in batches quadratic in the workspace's size.
+    this.treeIndex = tree;
     return { created, refused };
   }
 

@@ -11,11 +11,20 @@ export interface FolderProject {
   outsideWorkspace(path: string): string | null;
   /** Writes a file that is not text (an uploaded image); the tree shows it as binary. */
   writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }>;
+  /**
+   * Writes uploaded files (a zip holds disk bytes) and brings them into the workspace as the
+   * watcher brings any file written on disk: decoded the same way (BOM, line endings kept for the
+   * next write), new files created in batches. One outcome per file, in order.
+   */
+  writeFiles(files: ReadonlyArray<{ path: string; bytes: Uint8Array }>): Promise<WrittenFile[]>;
   /** A text file's bytes as the folder spells it (its line endings and BOM), for a download. */
   encodeText(path: string, text: string): Uint8Array;
   /** A binary file's bytes, or null when there is none at `path` (or it is outside the folder). */
   readBinary(path: string): Promise<Uint8Array | null>;
 }
+
+/** What became of one file an upload wrote to the folder. */
+export type WrittenFile = { path: string; ok: true; created: boolean } | { path: string; ok: false; message: string };
 
 /** The folder projects this gateway serves, by workspace. */
 export interface ProjectRegistry {

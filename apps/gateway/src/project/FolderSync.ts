@@ -4,8 +4,8 @@ import type { Log } from '../core/GatewayContext';
 import type { LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { inGitFolder, type Disk, type DiskEvent } from './Disk';
-import { applyText, decodeText, encodeText, mergeText, type TextFormat } from './fileText';
-import type { FolderProject } from './FolderProject';
+import { applyText, decodeText, encodeLike, encodeText, mergeText, type TextFormat } from './fileText';
+import type { FolderProject, WrittenFile } from './FolderProject';
 
 /** Where the last synced text of each file is kept, so a restart can tell who changed what. */
 export interface SyncBases {
@@ -23,6 +23,11 @@ export interface FolderSyncOptions {
   /** A document's changes reach the disk this long after they stop (default 100 ms). */
   writeDelayMs?: number;
 }
+
+/** Files an upload creates per change of the tree. */
+const uploadBatchFiles = 50;
+
+type FreshFile = { path: string; text?: string; binaryBytes?: number; format?: TextFormat };
 
 /** The origin of changes the disk brings into documents and the tree (not written back). */
 export const DISK_ORIGIN = Symbol('flint-disk');
@@ -313,7 +318,7 @@ export class FolderSync implements FolderProject {
     const synced = this.synced.get(fileId);
     if (synced && synced.base === text) return;
     const format = synced?.format ?? { bom: false, crlf: false };
-    await this.disk.write(path, encodeText(text, format), synced?.mode);
+    await this.disk.write(path, format.mixed ? encodeLike(text, format, (await this.disk.read(path))?.bytes ?? null) : encodeText(text, format), synced?.mode);
     this.remember(fileId, text, format, synced?.mode);
   }
 
@@ -334,6 +339,61 @@ export class FolderSync implements FolderProject {
       await this.fromDisk(normalized);
     });
     return { ok: true };
+  }
+
+  async writeFiles(files: ReadonlyArray<{ path: string; bytes: Uint8Array }>): Promise<WrittenFile[]> {
+    const outcomes: WrittenFile[] = [];
+    await this.enqueue(async () => {
+      let fresh: FreshFile[] = [];
+      for (const { path: requested, bytes } of files) {
+        const path = normalizePath(requested);
+        if (validatePath(path) || this.disk.ignored(path) || inGitFolder(path)) {
+          outcomes.push({ path, ok: false, message: `"${requested}" cannot be written in this folder.` });
+          continue;
+        }
+        try {
+          await this.disk.write(path, bytes);
+        } catch (error) {
+          outcomes.push({ path, ok: false, message: `It could not be written to the folder (${(error as NodeJS.ErrnoException).code ?? String(error)}).` });
+          continue;
+        }
+        if (this.room.entries.has(path)) {
+          await this.fromDisk(path);
+          outcomes.push({ path, ok: true, created: false });
+          continue;
+        }
+        const decoded = decodeText(bytes);
+        fresh.push(decoded ? { path, text: decoded.text, format: decoded.format } : { path, binaryBytes: bytes.byteLength });
+        if (fresh.length >= uploadBatchFiles) {
+          outcomes.push(...(await this.createWritten(fresh)));
+          fresh = [];
+        }
+      }
+      outcomes.push(...(await this.createWritten(fresh)));
+    });
+    return outcomes;
+  }
+
+  /**
+   * Files just written, created in the workspace in one change of the tree (one per file made an
+   * upload quadratic: each change is an index update, and a walk of every path here), then a
+   * yield to I/O, so a large upload is many short pieces of work.
+   */
+  private async createWritten(fresh: FreshFile[]): Promise<WrittenFile[]> {
+    if (fresh.length === 0) return [];
+    let created = new Map<string, string>();
+    let refused: Array<{ path: string; message: string }> = [];
+    this.inRoom(() => ({ created, refused } = this.room.createFiles(fresh)));
+    const outcomes: WrittenFile[] = [];
+    for (const file of fresh) {
+      const fileId = created.get(file.path);
+      if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, undefined);
+      if (fileId) outcomes.push({ path: file.path, ok: true, created: true });
+    }
+    // Not removed again: the write may have replaced a file the watcher had not reported yet.
+    for (const { path, message } of refused) outcomes.push({ path, ok: false, message: `It was written to the folder, but the workspace cannot show it: ${message}` });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return outcomes;
   }
 
   encodeText(path: string, text: string): Uint8Array {

@@ -5,6 +5,8 @@ import type * as Y from 'yjs';
 export interface TextFormat {
   bom: boolean;
   crlf: boolean;
+  /** Some lines end CRLF and others LF: a write keeps each unchanged line's own ending (`encodeLike`). */
+  mixed?: boolean;
 }
 
 /** Files past this many bytes stay on disk as binary: they are not opened as text. */
@@ -29,7 +31,8 @@ export function decodeText(bytes: Uint8Array): { text: string; format: TextForma
   const crlfCount = text.split('\r\n').length - 1;
   const lfCount = text.split('\n').length - 1;
   const crlf = crlfCount > 0 && crlfCount * 2 >= lfCount;
-  return { text: crlf ? text.replace(/\r\n/g, '\n') : text, format: { bom, crlf } };
+  const mixed = crlfCount > 0 && crlfCount < lfCount;
+  return { text: crlf ? text.replace(/\r\n/g, '\n') : text, format: mixed && crlf ? { bom, crlf, mixed } : { bom, crlf } };
 }
 
 export function encodeText(text: string, format: TextFormat): Uint8Array {
@@ -39,6 +42,31 @@ export function encodeText(text: string, format: TextFormat): Uint8Array {
   out.set(bomBytes, 0);
   out.set(body, 3);
   return out;
+}
+
+/**
+ * `text` (LF, as the document holds it) spelled like `previous`, the file's bytes now: every line
+ * the edit left alone keeps its own line ending, new and changed lines get the file's usual one
+ * (`format.crlf`). For a file of mixed line endings, which `encodeText` would make all CRLF.
+ */
+export function encodeLike(text: string, format: TextFormat, previous: Uint8Array | null): Uint8Array {
+  const decoded = previous ? decodeText(previous) : null;
+  if (!decoded || !previous) return encodeText(text, format);
+  const raw = utf8.decode(decoded.format.bom ? previous.subarray(3) : previous);
+  const rawLines = raw.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const oldLines = rawLines.map((line) => line.replace(/\r\n$/, '\n'));
+  const newLines = lines(text);
+  const usual = format.crlf ? '\r\n' : '\n';
+  const spelled = (line: string) => (line.endsWith('\n') ? line.slice(0, -1) + usual : line);
+  const out: string[] = [];
+  let at = 0;
+  for (const { buffer1, buffer2 } of diffPatch(oldLines, newLines)) {
+    for (; at < buffer1.offset; at++) out.push(rawLines[at]!);
+    out.push(...buffer2.chunk.map(spelled));
+    at = buffer1.offset + buffer1.length;
+  }
+  for (; at < rawLines.length; at++) out.push(rawLines[at]!);
+  return encodeText(out.join(''), { bom: format.bom, crlf: false });
 }
 
 /** Lines with their line breaks, so joining them gives the text back exactly. */

@@ -4,12 +4,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import { FILE_TEXT_KEY } from '@flint/protocol';
+import { FILE_TEXT_KEY, INDEX_DOC_ID } from '@flint/protocol';
 import { strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway } from '../core/Gateway';
 import { defaultConfig } from '../core/GatewayConfig';
-import type { FolderProject, ProjectRegistry } from '../project/FolderProject';
+import type { FolderProject, ProjectRegistry, WrittenFile } from '../project/FolderProject';
+import { decodeText } from '../project/fileText';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { attachmentHeader } from './projectApi';
@@ -75,10 +76,39 @@ class TempFolderProject implements FolderProject {
     return { ok: true as const };
   }
 
+  /** Bytes to disk, then into the tree: text as the watcher decodes it, binary files as entries. */
+  async writeFiles(files: ReadonlyArray<{ path: string; bytes: Uint8Array }>) {
+    const outcomes: WrittenFile[] = [];
+    for (const { path, bytes } of files) {
+      const full = this.inside(path);
+      if (!full) {
+        outcomes.push({ path, ok: false, message: 'outside the folder' });
+        continue;
+      }
+      await mkdir(dirname(full), { recursive: true });
+      await writeFile(full, bytes);
+      const held = this.owner.holdRoom(this.workspaceId)!;
+      const exists = held.room.entries.has(path);
+      const decoded = decodeText(bytes);
+      if (!exists) {
+        if (decoded) held.room.createFile(path, decoded.text, false);
+        else held.room.createBinaryFile(path, bytes.byteLength);
+      }
+      held.release();
+      outcomes.push({ path, ok: true, created: !exists });
+    }
+    return outcomes;
+  }
+
   async readBinary(path: string) {
     const full = this.inside(path);
     return full ? new Uint8Array(await readFile(full).catch(() => null) ?? new Uint8Array()) : null;
   }
+}
+
+function textOf(on: Gateway, workspaceId: string, path: string): string | undefined {
+  const fileId = on.holdRoom(workspaceId)!.room.fileIdAt(path)!;
+  return on.document(workspaceId, fileId)?.getText(FILE_TEXT_KEY).toString();
 }
 
 function workspace(name = 'Real', on = gateway) {
@@ -155,8 +185,12 @@ describe('zip upload and download', () => {
 
     const { files, disposition } = await download(`/api/workspaces/${workspaceId}/zip?path=assets`, token);
     expect(disposition).toBe('attachment; filename="assets.zip"');
-    // Text as the folder spells it (this test project is CRLF), binary bytes as they are.
-    expect(files).toEqual({ 'logo.png': png, 'notes/n.md': strToU8('n\r\n') });
+    // Files as the disk holds them, binary or text.
+    expect(files).toEqual({ 'logo.png': png, 'notes/n.md': strToU8('n\n') });
+    // Text the disk does not hold yet: as the folder spells it (this test project is CRLF).
+    const notes = gateway.document(workspaceId, gateway.holdRoom(workspaceId)!.room.fileIdAt('assets/notes/n.md')!)!.getText(FILE_TEXT_KEY);
+    notes.insert(0, 'm\n');
+    expect((await download(`/api/workspaces/${workspaceId}/zip?path=assets`, token)).files['notes/n.md']).toEqual(strToU8('m\r\nn\r\n'));
     expect(Object.keys((await download(`/api/workspaces/${workspaceId}/zip`, token)).files).sort()).toEqual(['README.md', 'assets/logo.png', 'assets/notes/n.md']);
   });
 
@@ -250,6 +284,71 @@ describe('zip upload and download', () => {
     const refused = await upload(`/api/workspaces/${workspaceId}/files`, token, zip, small.base);
     expect(refused).toEqual({ status: 413, body: { error: 'The zip holds 31 entries; at most 30 are read.' } });
     expect([...small.gateway.holdRoom(workspaceId)!.room.entries.keys()]).toEqual(['README.md']);
+  });
+});
+
+describe('large uploads and the storage quota', () => {
+  const many = (count: number, text = (i: number) => `export const v${i} = ${i};\n`) => zipOf(Object.fromEntries(Array.from({ length: count }, (_, i) => [`src/m${i % 50}/f${i}.ts`, text(i)])));
+
+  it('an upload changes the tree in batches, not once per file: linear in its entries', async () => {
+    const big = await serve({ limits: { ...defaultConfig.limits, maxFiles: 3000 } });
+    const { workspaceId, token } = workspace('Many', big.gateway);
+    let treeChanges = 0;
+    big.gateway.document(workspaceId, INDEX_DOC_ID)!.on('update', () => treeChanges++);
+    const { status, body } = await upload(`/api/workspaces/${workspaceId}/files`, token, many(1000), big.base);
+    expect(status).toBe(200);
+    expect(body.created).toHaveLength(1000);
+    expect(body.created.slice(0, 3)).toEqual(['src/m0/f0.ts', 'src/m1/f1.ts', 'src/m2/f2.ts']);
+    // 50 files per change of the tree: 20 changes (one per file was 1,000, each walking the whole tree).
+    expect(treeChanges).toBeLessThanOrEqual(20);
+    const room = big.gateway.holdRoom(workspaceId)!.room;
+    // The created files' docs were written and freed, not held in memory.
+    expect(room.loadedFiles().size).toBeLessThanOrEqual(1);
+    expect(textOf(big.gateway, workspaceId, 'src/m7/f957.ts')).toBe('export const v957 = 957;\n');
+  });
+
+  it('the gateway answers other requests while a large upload is applied', async () => {
+    const big = await serve({ limits: { ...defaultConfig.limits, maxFiles: 5000 } });
+    const { workspaceId, token } = workspace('Probe', big.gateway);
+    const order: string[] = [];
+    let probe: Promise<void> | null = null;
+    // Once the upload starts changing the tree (its zip read, its files being created), ask for /healthz.
+    big.gateway.document(workspaceId, INDEX_DOC_ID)!.on('update', () => {
+      probe ??= fetch(`${big.base}/healthz`).then((res) => void order.push(`probe ${res.status}`));
+    });
+    const uploaded = upload(`/api/workspaces/${workspaceId}/files`, token, many(1500), big.base).then((res) => void order.push(`upload ${res.status}`));
+    await uploaded;
+    await probe;
+    expect(order).toEqual(['probe 200', 'upload 200']);
+  });
+
+  it('an upload past the workspace\'s storage quota is a 413 with the numbers, refused before it is unpacked; the owner can raise the quota', async () => {
+    const small = await serve({ storageQuotaBytes: 64 * 1024 });
+    const { workspaceId, token } = workspace('Quota', small.gateway);
+    const editor = small.gateway.links.create(workspaceId, 'editor', 'Editor', null).token;
+    const zip = zipOf({ 'a.txt': 'a'.repeat(40 * 1024), 'b.txt': 'b'.repeat(40 * 1024) });
+    const refused = await upload(`/api/workspaces/${workspaceId}/files`, token, zip, small.base);
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toBe(
+      "This upload would leave the workspace holding 0.1 MB of files (0 MB already there, 0.1 MB unpacked from the zip); its storage quota is 0.1 MB. Upload less or delete files first, or ask the workspace's owner to raise the quota.",
+    );
+    expect([...small.gateway.holdRoom(workspaceId)!.room.entries.keys()]).toEqual(['README.md']);
+
+    const put = (who: string, body: unknown) =>
+      fetch(`${small.base}/api/workspaces/${workspaceId}/quota`, { method: 'PUT', headers: { authorization: `Bearer ${who}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await put(editor, { quotaBytes: 1 << 20 })).status).toBe(403);
+    expect((await put(token, { quotaBytes: -1 })).status).toBe(400);
+    expect(await (await put(token, { quotaBytes: 1 << 20 })).json()).toEqual({ quotaBytes: 1 << 20 });
+    expect((await getJson(`/api/workspaces/${workspaceId}/quota`, editor, small.base)).body).toEqual({ quotaBytes: 1 << 20 });
+    const accepted = await upload(`/api/workspaces/${workspaceId}/files`, token, zip, small.base);
+    expect(accepted.body.created).toEqual(['a.txt', 'b.txt']);
+
+    // What is there counts, but not the files the zip replaces.
+    const again = await upload(`/api/workspaces/${workspaceId}/files`, token, zip, small.base);
+    expect(again.body.updated).toEqual(['a.txt', 'b.txt']);
+    const more = await upload(`/api/workspaces/${workspaceId}/files`, token, zipOf({ 'c.txt': 'c'.repeat(1000 * 1024) }), small.base);
+    expect(more.status).toBe(413);
+    expect(more.body.error).toMatch(/holding 1\.1 MB of files \(0\.1 MB already there, 1 MB unpacked from the zip\); its storage quota is 1 MB/);
   });
 });
 

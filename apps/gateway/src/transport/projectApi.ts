@@ -6,8 +6,9 @@ import type { Log } from '../core/GatewayContext';
 import { GATEWAY_ORIGIN } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import type { FolderProject, ProjectRegistry } from '../project/FolderProject';
+import { decodeText } from '../project/fileText';
 import { findGitFolder, GitError, readGitStatus, readHeadText, type GitFolder } from '../project/git';
-import { readZipUpload, type ZipUploadEntry } from './zipUpload';
+import { megabytes, readZipUpload, type ZipUploadEntry } from './zipUpload';
 import { bearer, HttpError, json } from './httpJson';
 
 /**
@@ -23,7 +24,22 @@ const maxUnpackedBytes = 256 * 1024 * 1024;
 /** NUL in the first 8 KB means binary (git's own test). */
 const sniffBytes = 8 * 1024;
 const zipTypes = ['application/zip', 'application/x-zip-compressed'];
+/** Files an upload creates per change of the tree (about 10 ms of work), with a yield to I/O after each. */
+const batchFiles = 50;
 
+const nextIoTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A yield to I/O once `sliceMs` of work ran since the last one (else nothing to wait for): a loop
+ * over a zip's 100k entries, a few microseconds each, held the event loop for a second.
+ */
+function pacer(sliceMs = 4): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < sliceMs) return undefined;
+    return nextIoTurn().then(() => void (since = performance.now()));
+  };
+}
 
 
 /** `?path=` as a workspace path (NFC, checked); null when absent or empty: the whole workspace. */
@@ -124,8 +140,10 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
         const live = room.doc(entry.fileId);
         if (!live) continue;
         const text = live.doc.getText(FILE_TEXT_KEY).toString();
-        // A folder project's file as the disk spells it (line endings, BOM); else UTF-8 as typed.
-        files[name] = project ? project.encodeText(path, text) : new TextEncoder().encode(text);
+        // A folder project's file as the disk holds it when that is the text (a file of mixed line
+        // endings is given back as it is), else as the disk spells it (line endings, BOM); elsewhere
+        // UTF-8 as typed.
+        files[name] = project ? await folderBytes(project, path, text) : new TextEncoder().encode(text);
         // A doc loaded only to be zipped is freed again.
         if (!loaded) room.releaseDoc(entry.fileId);
       }
@@ -146,26 +164,50 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
     const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
     if (!zipTypes.includes(mediaType)) throw new HttpError(415, 'Send the zip as the request body, with "Content-Type: application/zip".');
     const archive = await readBody(req);
-    const read = await readZipUpload(archive, { maxEntries: 10 * maxFiles, maxEntryBytes: maxDocBytes, maxUnpackedBytes });
-    if (!read.ok) throw new HttpError(read.reason === 'too-large' ? 413 : 400, read.message);
     const held = gateway.holdRoom(workspaceId);
     if (!held) throw new HttpError(404, 'No such workspace.');
     try {
       checkFolder(held.room, folder, false);
+      const quotaBytes = gateway.storageQuota(workspaceId);
+      const sizes = await fileSizes(held.room);
+      // Refused on the sizes the zip declares, before any entry is inflated.
+      const admit = (declared: ReadonlyArray<{ path: string; bytes: number }>, unpackedBytes: number) => {
+        let keptBytes = 0;
+        for (const bytes of sizes.values()) keptBytes += bytes;
+        if (keptBytes + unpackedBytes <= quotaBytes) return null;
+        // Over, counting every file there: the files the zip replaces do not stay.
+        const replaced = new Set(declared.map((item) => normalizePath(folder === null ? item.path : `${folder}/${item.path}`)));
+        for (const [path, bytes] of sizes) if (replaced.has(path)) keptBytes -= bytes;
+        if (keptBytes + unpackedBytes <= quotaBytes) return null;
+        return `This upload would leave the workspace holding ${megabytes(keptBytes + unpackedBytes)} of files (${megabytes(keptBytes)} already there, ${megabytes(unpackedBytes)} unpacked from the zip); its storage quota is ${megabytes(quotaBytes)}. Upload less or delete files first, or ask the workspace's owner to raise the quota.`;
+      };
+      const read = await readZipUpload(archive, { maxEntries: 10 * maxFiles, maxEntryBytes: maxDocBytes, maxUnpackedBytes }, admit);
+      if (!read.ok) throw new HttpError(read.reason === 'too-large' ? 413 : 400, read.message);
       return await applyUpload(held.room, projects.get(workspaceId), folder, read.entries, { maxDocBytes, maxFiles });
     } finally {
       held.release();
     }
   }
 
+  function quota(res: ServerResponse, workspaceId: string, role: Role, body: Record<string, unknown> | null): void {
+    if (body !== null) {
+      if (role !== 'owner') throw new HttpError(403, "Only the workspace's owner can change its storage quota.");
+      const bytes = body.quotaBytes;
+      if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes <= 0) throw new HttpError(400, 'quotaBytes must be a positive whole number of bytes.');
+      gateway.setStorageQuota(workspaceId, bytes);
+    }
+    json(res, 200, { quotaBytes: gateway.storageQuota(workspaceId) });
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
-    const match = /^\/api\/workspaces\/([\w-]{1,64})\/(project|project\/head|zip|files)$/.exec(pathname);
+    const match = /^\/api\/workspaces\/([\w-]{1,64})\/(project|project\/head|zip|files|quota)$/.exec(pathname);
     if (!match) return false;
     const [, workspaceId = '', what] = match;
-    const method = what === 'files' ? 'POST' : 'GET';
-    if (req.method !== method) throw new HttpError(405, `Method not allowed: use ${method}.`);
+    const methods = what === 'files' ? ['POST'] : what === 'quota' ? ['GET', 'PUT'] : ['GET'];
+    if (!methods.includes(req.method ?? '')) throw new HttpError(405, `Method not allowed: use ${methods.join(' or ')}.`);
     const role = authenticate(workspaceId, req);
-    if (what === 'project') json(res, 200, await projectView(workspaceId));
+    if (what === 'quota') quota(res, workspaceId, role, req.method === 'PUT' ? await readJsonBody(req) : null);
+    else if (what === 'project') json(res, 200, await projectView(workspaceId));
     else if (what === 'project/head') json(res, 200, await headText(workspaceId, pathParameter(req.url, true)!));
     else if (what === 'zip') await download(res, workspaceId, pathParameter(req.url));
     else {
@@ -185,6 +227,11 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
       return true;
     }
   };
+}
+
+async function folderBytes(project: FolderProject, path: string, text: string): Promise<Uint8Array> {
+  const onDisk = await project.readBinary(path);
+  return onDisk && decodeText(onDisk)?.text === text ? onDisk : project.encodeText(path, text);
 }
 
 /** A folder named by `?path=` must be one (or, for an upload, a place one can be). */
@@ -217,6 +264,47 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('close', () => reject(new HttpError(400, 'The upload ended before its body was complete.')));
   });
+}
+
+/** A small JSON object body (the quota's). */
+async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (mediaType !== 'application/json') throw new HttpError(415, 'Send JSON, with "Content-Type: application/json".');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > 4096) throw new HttpError(413, 'The body is too large for a quota.');
+    chunks.push(chunk);
+  }
+  try {
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // answered below: not a JSON object
+  }
+  throw new HttpError(400, 'The body must be a JSON object, e.g. {"quotaBytes": 209715200}.');
+}
+
+/**
+ * What each file of the workspace holds now, in bytes (text as UTF-8), measured a batch of files
+ * at a time: the quota counts what an upload leaves in all.
+ */
+async function fileSizes(room: Room): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const pace = pacer();
+  for (const [path, entry] of [...room.entries]) {
+    await pace();
+    if (entry.kind !== 'file') continue;
+    if (entry.binary) sizes.set(path, entry.bytes ?? 0);
+    else {
+      const loaded = room.loadedFiles().has(entry.fileId);
+      const live = room.doc(entry.fileId);
+      if (live) sizes.set(path, Buffer.byteLength(live.doc.getText(FILE_TEXT_KEY).toString()));
+      if (!loaded) room.releaseDoc(entry.fileId);
+    }
+  }
+  return sizes;
 }
 
 /**
@@ -254,10 +342,25 @@ function textOf(bytes: Uint8Array, maxDocBytes: number): string | null {
   }
 }
 
+/** Why an entry's path is not one the upload may write, or null. Every entry is checked here, once. */
+function refusedPath(path: string): string | null {
+  const pathError = validatePath(path);
+  if (pathError) return describePathError(pathError);
+  if (path.split('/').some((segment) => segment.toLowerCase() === '.git')) return 'Files inside .git belong to git; they are not uploaded.';
+  return null;
+}
+
+type Outcome = { path: string; created: boolean } | { path: string; skipped: string } | { path: string; pending: true };
+
 /**
- * Applies an unpacked zip: new text files become documents, existing ones get the zip's text in
- * one gateway transaction, binary files go to the folder's disk. Anything that cannot be written
- * is reported with its reason; nothing outside the workspace (or inside `.git`) is ever written.
+ * Applies an unpacked zip. A folder project gets the entries as what they are, disk bytes: the
+ * folder writes them and brings them in as its watcher would (FolderProject.writeFiles), so a
+ * downloaded zip uploaded again leaves every file as it was. Elsewhere new text files become
+ * documents (created in batches: one change of the tree per batch, not per file) and existing
+ * ones get the zip's text in one gateway transaction each. Work is done a batch at a time with a
+ * yield to I/O between, so a zip of many entries never holds the event loop. Anything that
+ * cannot be written is reported with its reason; nothing outside the workspace (or inside
+ * `.git`) is ever written.
  */
 async function applyUpload(
   room: Room,
@@ -266,24 +369,25 @@ async function applyUpload(
   items: ZipUploadEntry[],
   limits: { maxDocBytes: number; maxFiles: number },
 ): Promise<UploadResult> {
-  const result: UploadResult = { created: [], updated: [], skipped: [] };
-  let fileCount = [...room.entries.values()].filter((entry) => entry.kind === 'file').length;
+  let fileCount = 0;
+  for (const entry of room.entries.values()) if (entry.kind === 'file') fileCount++;
+  const outcomes: Outcome[] = [];
   const seen = new Set<string>();
+  const toFolder: Array<{ path: string; bytes: Uint8Array }> = [];
+  const fresh: Array<{ path: string; text: string }> = [];
+  const pace = pacer();
   for (const item of items) {
+    await pace();
     const requested = folder === null ? item.path : `${folder}/${item.path}`;
-    const skip = (reason: string) => result.skipped.push({ path: requested, reason });
+    const skip = (reason: string) => outcomes.push({ path: requested, skipped: reason });
     if ('skipped' in item) {
       skip(item.skipped);
       continue;
     }
     const path = normalizePath(requested);
-    const pathError = validatePath(path);
-    if (pathError) {
-      skip(describePathError(pathError));
-      continue;
-    }
-    if (path.split('/').some((segment) => segment.toLowerCase() === '.git')) {
-      skip('Files inside .git belong to git; they are not uploaded.');
+    const refused = refusedPath(path);
+    if (refused) {
+      skip(refused);
       continue;
     }
     const outside = project?.outsideWorkspace(path);
@@ -301,53 +405,71 @@ async function applyUpload(
       skip('A folder has this path.');
       continue;
     }
-    const text = textOf(item.bytes, limits.maxDocBytes);
     if (!existing && fileCount >= limits.maxFiles) {
       skip(`The workspace already holds ${limits.maxFiles} files, as many as it can.`);
       continue;
     }
-    if (text !== null && !existing?.binary) {
-      if (existing) {
-        const live = room.doc(existing.fileId);
-        if (!live) {
-          skip('The file went away during the upload.');
-          continue;
-        }
-        const doc = live.doc.getText(FILE_TEXT_KEY);
-        if (doc.toString() !== text) {
-          live.doc.transact(() => {
-            doc.delete(0, doc.length);
-            doc.insert(0, text);
-          }, GATEWAY_ORIGIN);
-          // The replaced text is history: compacted away, it does not count against the document's limit.
-          if (live.wouldExceedLimit(0)) live.compact();
-        }
-        result.updated.push(path);
-      } else {
-        const created = room.createFile(path, text);
-        if (!created.ok) skip(created.message);
-        else {
-          fileCount++;
-          result.created.push(path);
-        }
+    if (project) {
+      // Text as the folder's watcher decodes it; the folder writes the bytes as they are.
+      if (existing && !existing.binary && (item.bytes.byteLength > limits.maxDocBytes || !decodeText(item.bytes))) {
+        skip('The workspace has this path as a text file; delete it first to replace it with a binary file.');
+        continue;
       }
+      if (!existing) fileCount++;
+      toFolder.push({ path, bytes: item.bytes });
+      outcomes.push({ path, pending: true });
       continue;
     }
-    if (!project) {
+    const text = textOf(item.bytes, limits.maxDocBytes);
+    if (text === null) {
       skip(existing ? 'A binary file has this path; binary files need a folder project.' : 'Binary files need a folder project.');
       continue;
     }
-    if (existing && !existing.binary) {
-      skip('The workspace has this path as a text file; delete it first to replace it with a binary file.');
+    if (!existing) {
+      fileCount++;
+      fresh.push({ path, text });
+      outcomes.push({ path, pending: true });
       continue;
     }
-    const written = await project.writeBinary(path, item.bytes);
-    if (!written.ok) skip(written.message);
-    else if (existing) result.updated.push(path);
-    else {
-      fileCount++;
-      result.created.push(path);
+    outcomes.push(replaceText(room, existing.fileId, path, text));
+  }
+  const settled = new Map<string, Outcome>();
+  if (project) {
+    for (const written of await project.writeFiles(toFolder)) {
+      settled.set(written.path, written.ok ? { path: written.path, created: written.created } : { path: written.path, skipped: written.message });
     }
   }
+  for (let at = 0; at < fresh.length; at += batchFiles) {
+    const { created, refused } = room.createFiles(fresh.slice(at, at + batchFiles));
+    for (const path of created.keys()) settled.set(path, { path, created: true });
+    for (const { path, message } of refused) settled.set(path, { path, skipped: message });
+    await nextIoTurn();
+  }
+  const result: UploadResult = { created: [], updated: [], skipped: [] };
+  for (const outcome of outcomes) {
+    const final = 'pending' in outcome ? (settled.get(outcome.path) ?? { path: outcome.path, skipped: 'The file went away during the upload.' }) : outcome;
+    if ('skipped' in final) result.skipped.push({ path: final.path, reason: final.skipped });
+    else if ('pending' in final) continue;
+    else if (final.created) result.created.push(final.path);
+    else result.updated.push(final.path);
+  }
   return result;
+}
+
+/** An existing document gets the zip's text, in one gateway transaction; a doc loaded only for this is freed again. */
+function replaceText(room: Room, fileId: string, path: string, text: string): Outcome {
+  const loaded = room.loadedFiles().has(fileId);
+  const live = room.doc(fileId);
+  if (!live) return { path, skipped: 'The file went away during the upload.' };
+  const doc = live.doc.getText(FILE_TEXT_KEY);
+  if (doc.toString() !== text) {
+    live.doc.transact(() => {
+      doc.delete(0, doc.length);
+      doc.insert(0, text);
+    }, GATEWAY_ORIGIN);
+    // The replaced text is history: compacted away, it does not count against the document's limit.
+    if (live.wouldExceedLimit(0)) live.compact();
+  }
+  if (!loaded) room.releaseDoc(fileId);
+  return { path, created: false };
 }

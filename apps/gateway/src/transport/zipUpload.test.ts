@@ -90,6 +90,19 @@ describe('reading an uploaded zip', () => {
     const many = zipOf(Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.txt`, strToU8('x')])));
     expect(await readZipUpload(many, limits)).toEqual({ ok: false, reason: 'too-large', message: 'The zip holds 101 entries; at most 100 are read.' });
     const heavy = zipOf(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}.bin`, new Uint8Array(1024 * 1024)])));
-    expect(await readZipUpload(heavy, limits)).toMatchObject({ ok: false, reason: 'too-large', message: expect.stringMatching(/more than 4 MB/) });
+    expect(await readZipUpload(heavy, limits)).toMatchObject({ ok: false, reason: 'too-large', message: expect.stringMatching(/unpacks to 5 MB, more than the 4 MB one upload may hold/) });
+  });
+
+  it('refuses on the declared sizes before any entry is inflated (a damaged first entry is never read), and asks the caller first', async () => {
+    const files = Object.fromEntries([['a.txt', strToU8('x'.repeat(1000))], ...Array.from({ length: 5 }, (_, i) => [`f${i}.bin`, new Uint8Array(1024 * 1024)])]);
+    const zip = zipOf(files, 0);
+    // The first entry is stored: flip a byte of its data, which only inflating it would notice.
+    const data = zip.indexOf(localSignature) + 30 + 'a.txt'.length;
+    zip.writeUInt8(zip.readUInt8(data) ^ 0xff, data);
+    expect(await readZipUpload(zip, limits)).toMatchObject({ ok: false, reason: 'too-large' });
+    const asked: Array<{ path: string; bytes: number }>[] = [];
+    const refused = await readZipUpload(zip, { ...limits, maxUnpackedBytes: 64 * 1024 * 1024 }, (declared, total) => (asked.push([...declared]), `no room for ${total} bytes`));
+    expect(refused).toEqual({ ok: false, reason: 'too-large', message: `no room for ${1000 + 5 * 1024 * 1024} bytes` });
+    expect(asked[0]!.map((item) => item.path)).toEqual(['a.txt', 'f0.bin', 'f1.bin', 'f2.bin', 'f3.bin', 'f4.bin']);
   });
 });

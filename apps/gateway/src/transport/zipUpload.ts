@@ -30,11 +30,19 @@ const tooLarge = (message: string): ZipUpload => ({ ok: false, reason: 'too-larg
 const reasonOf = (error: unknown) => String(error instanceof Error ? error.message : error).replace(/\.$/, '');
 
 /**
+ * What an upload's entries declare, before any is inflated: the caller refuses here (a message)
+ * when they would not fit (the workspace's storage quota), so a refusal comes before memory grows.
+ */
+export type AdmitUpload = (declared: ReadonlyArray<{ path: string; bytes: number }>, totalBytes: number) => string | null;
+
+/**
  * Reads every entry whole before anything is applied, so a damaged archive imports nothing.
+ * The central directory is read first: the declared sizes are checked (per entry, in all, and
+ * by `admit`) before a byte is inflated, and inflating holds each entry to its declared size.
  * Names are decoded here, not by yauzl: it would read a UTF-8 name without the UTF-8 flag as
  * CP437, and refuse the whole archive for one `../` name that the caller skips on its own.
  */
-export async function readZipUpload(zip: Buffer, limits: ZipUploadLimits): Promise<ZipUpload> {
+export async function readZipUpload(zip: Buffer, limits: ZipUploadLimits, admit: AdmitUpload = () => null): Promise<ZipUpload> {
   let archive: ZipFile;
   try {
     archive = await fromBufferPromise(zip, { lazyEntries: true, validateEntrySizes: true, decodeStrings: false });
@@ -42,16 +50,41 @@ export async function readZipUpload(zip: Buffer, limits: ZipUploadLimits): Promi
     return damaged(`it cannot be opened (${reasonOf(error)})`);
   }
   try {
-    return await readEntries(archive, limits);
+    return await readEntries(archive, limits, admit);
   } finally {
     archive.close();
   }
 }
 
-async function readEntries(archive: ZipFile, limits: ZipUploadLimits): Promise<ZipUpload> {
+type Planned = ZipUploadEntry | { path: string; entry: Entry };
+
+async function readEntries(archive: ZipFile, limits: ZipUploadLimits, admit: AdmitUpload): Promise<ZipUpload> {
   if (archive.entryCount > limits.maxEntries) return tooLarge(`The zip holds ${archive.entryCount} entries; at most ${limits.maxEntries} are read.`);
+  const planned = await plan(archive, limits);
+  if (!Array.isArray(planned)) return planned;
+  const declared = planned.flatMap((item) => ('entry' in item ? [{ path: item.path, bytes: item.entry.uncompressedSize }] : []));
+  const unpackedBytes = declared.reduce((sum, item) => sum + item.bytes, 0);
+  if (unpackedBytes > limits.maxUnpackedBytes) {
+    return tooLarge(`The zip unpacks to ${megabytes(unpackedBytes)}, more than the ${megabytes(limits.maxUnpackedBytes)} one upload may hold: upload it in parts (a folder at a time, with ?path=<folder>).`);
+  }
+  const refused = admit(declared, unpackedBytes);
+  if (refused !== null) return tooLarge(refused);
   const entries: ZipUploadEntry[] = [];
-  let unpackedBytes = 0;
+  for (const item of planned) {
+    if (!('entry' in item)) {
+      entries.push(item);
+      continue;
+    }
+    const bytes = await readEntry(archive, item.entry, limits.maxEntryBytes);
+    if (typeof bytes === 'string') return damaged(`the entry "${item.path}" ${bytes}`);
+    entries.push({ path: item.path, bytes });
+  }
+  return { ok: true, entries };
+}
+
+/** The central directory: which entries will be read (with their declared sizes) and which are skipped, why. */
+async function plan(archive: ZipFile, limits: ZipUploadLimits): Promise<Planned[] | ZipUpload> {
+  const planned: Planned[] = [];
   const directory = archive.eachEntry();
   for (;;) {
     let next: IteratorResult<Entry>;
@@ -60,10 +93,10 @@ async function readEntries(archive: ZipFile, limits: ZipUploadLimits): Promise<Z
     } catch (error) {
       return damaged(`its central directory cannot be read (${reasonOf(error)})`);
     }
-    if (next.done) return { ok: true, entries };
+    if (next.done) return planned;
     const entry = next.value;
     const path = nameOf(entry.fileNameRaw);
-    const skip = (why: string) => entries.push({ path: path ?? entry.fileNameRaw.toString('latin1'), skipped: why });
+    const skip = (why: string) => planned.push({ path: path ?? entry.fileNameRaw.toString('latin1'), skipped: why });
     if (path === null) {
       skip('Its name is not UTF-8; zip it with a tool that writes UTF-8 names.');
       continue;
@@ -82,14 +115,13 @@ async function readEntries(archive: ZipFile, limits: ZipUploadLimits): Promise<Z
       skip(`It is larger than ${limits.maxEntryBytes / 1024 / 1024} MB, the most a file may hold.`);
       continue;
     }
-    unpackedBytes += entry.uncompressedSize;
-    if (unpackedBytes > limits.maxUnpackedBytes) {
-      return tooLarge(`The zip unpacks to more than ${limits.maxUnpackedBytes / 1024 / 1024} MB: upload it in parts (a folder at a time, with ?path=<folder>).`);
-    }
-    const bytes = await readEntry(archive, entry, limits.maxEntryBytes);
-    if (typeof bytes === 'string') return damaged(`the entry "${path}" ${bytes}`);
-    entries.push({ path, bytes });
+    planned.push({ path, entry });
   }
+}
+
+/** Bytes as megabytes for a sentence: "252.3 MB". */
+export function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
 function nameOf(raw: Buffer): string | null {

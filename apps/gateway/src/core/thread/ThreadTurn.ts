@@ -139,7 +139,11 @@ export class ThreadTurn {
         if (outcome === 'steered') continue;
         const calls = this.step?.calls ?? [];
         if (calls.length === 0 || this.options.mode === 'text') return this.finish('done', null);
-        const repeated = this.runTools(calls);
+        const repeated = await this.runTools(calls);
+        if (this.ended) return;
+        // Steered while a search ran (it yields): the next call hears the message.
+        const steers = this.steers.splice(0);
+        if (steers.length > 0) this.messages.push({ role: 'user', content: steers.map((s) => `${s.author.name}: ${s.text}`).join('\n') });
         if (repeated) return this.guardrail(`The model called ${repeated} twice in a row with the same arguments; the turn stopped so it does not loop.`);
       }
     } catch (error) {
@@ -392,7 +396,7 @@ export class ThreadTurn {
   }
 
   /** Runs the step's tools and tells the model their results; returns a repeated call's name, if any. */
-  private runTools(calls: CallState[]): string | null {
+  private async runTools(calls: CallState[]): Promise<string | null> {
     const step = this.step!;
     this.messages.push({ role: 'assistant', content: step.text, toolCalls: calls.filter(Boolean).map((state) => state.call) });
     for (const state of calls) {
@@ -404,7 +408,9 @@ export class ThreadTurn {
       if (state.patch) output = state.patch.stream.summary();
       else if (repeated) output = 'You already made this call with the same arguments; the turn stops here.';
       else {
-        const outcome = runTool(this.options.workspace, state.call.name, state.call.arguments);
+        const outcome = await runTool(this.options.workspace, state.call.name, state.call.arguments, this.options.clock);
+        // A search yields to I/O: the turn may have been stopped meanwhile.
+        if (this.ended) return null;
         output = outcome.output;
         if (outcome.read) this.options.workspace.noteRead(outcome.read.fileId, outcome.read.text);
         this.options.log.update(state.stepId, { summary: outcome.summary, status: outcome.ok ? 'done' : 'failed', detail: outcome.ok ? undefined : outcome.output, path: outcome.path, line: outcome.line });

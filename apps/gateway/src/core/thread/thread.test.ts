@@ -202,6 +202,42 @@ describe('the agent thread', () => {
     expect(ctx.provider.requests).toHaveLength(1);
   });
 
+  it('a search yields between slices of its work: another workspace\'s keystroke is served meanwhile, and Stop ends the turn there', async () => {
+    const ctx = setup({ files: { 'big.txt': `${'a'.repeat(1999)}!\n`.repeat(300) } });
+    const other = ctx.h.gateway.createWorkspace('Other', { 'o.ts': 'x' });
+    const [carol, dave] = [ctx.h.client(other.workspaceId, other.owner.token), ctx.h.client(other.workspaceId, other.owner.token)];
+    ctx.h.flush();
+    const [carolText, daveText] = [textOf(carol, fileIdOf(carol, 'o.ts')), textOf(dave, fileIdOf(dave, 'o.ts'))];
+    ctx.h.flush();
+    ctx.provider.answer(...call(0, 'search', { query: 'a!b', regex: true }));
+    await send(ctx, 'alice', 'find a!b');
+    await run(ctx, 3);
+    // The search is still going (no second model call), and the other workspace is served.
+    expect(ctx.provider.requests).toHaveLength(1);
+    carolText.insert(0, 'k');
+    ctx.h.flush();
+    expect(daveText.toString()).toBe('kx');
+    const stopped = ctx.bob.threadStop();
+    await run(ctx, 100);
+    expect((await stopped).ok).toBe(true);
+    expect(ctx.view().turns[0]!.status).toBe('cancelled');
+    expect(ctx.provider.requests).toHaveLength(1);
+  });
+
+  it('a message sent while a search runs reaches the model with the search\'s result', async () => {
+    const ctx = setup({ files: { 'big.txt': `${'a'.repeat(1999)}!\n`.repeat(300) } });
+    ctx.provider.answer(...call(0, 'search', { query: 'a!b', regex: true })).answer(text('Nothing matches; narrowed to src.'));
+    await send(ctx, 'alice', 'find a!b');
+    await run(ctx, 3);
+    expect(ctx.provider.requests).toHaveLength(1);
+    expect((await send(ctx, 'bob', 'only under src/')).ok).toBe(true);
+    await run(ctx, 100);
+    const second = ctx.provider.requests[1]!.messages;
+    expect(second.at(-2)).toMatchObject({ role: 'tool', content: 'No matches.' });
+    expect(second.at(-1)!.content).toMatch(/only under src\//);
+    expect(ctx.view().turns[0]!.status).toBe('done');
+  });
+
   it('reports a hunk whose context is gone, applies nothing for it, and tells the model', async () => {
     const ctx = setup();
     ctx.bobFormat.delete(0, ctx.bobFormat.length);

@@ -1,4 +1,6 @@
 import type { ToolSpec } from '../../models/ModelProvider';
+import type { Clock } from '../Clock';
+import { searchFiles } from './searchFiles';
 
 /** What the tools can see and do: the workspace's files, by path, confined to it. */
 export interface ToolWorkspace {
@@ -26,8 +28,6 @@ const maxReadLines = 2000;
 const maxReadChars = 200_000;
 const maxListed = 2000;
 const maxMatches = 100;
-/** Lines longer than this are searched only in their first part: a regex on a minified line is the model's worst case. */
-const maxSearchedLineChars = 2000;
 
 const pathParam = (description: string) => ({ type: 'string', description });
 
@@ -52,7 +52,7 @@ export const THREAD_TOOLS: ToolSpec[] = [
   },
   {
     name: 'search',
-    description: 'Search the text of every file (or those under `path`) for a string, or a JavaScript regular expression with `regex: true`. Returns path:line: text.',
+    description: 'Search the text of every file (or those under `path`) for a string, or a regular expression in RE2 syntax with `regex: true` (as in JavaScript, but without backreferences or lookaround). Returns path:line: text.',
     parameters: {
       type: 'object',
       properties: { query: { type: 'string' }, regex: { type: 'boolean' }, path: pathParam('Only files under this folder.') },
@@ -84,9 +84,10 @@ const int = (value: unknown): number | undefined => (typeof value === 'number' &
 
 /**
  * Runs one tool call (all but apply_patch, which streams: see PatchStream). Arguments come from
- * the model: anything malformed is an answer telling it so, never an exception.
+ * the model: anything malformed is an answer telling it so, never an exception. A search yields
+ * to I/O through `clock` between slices of its work (searchFiles).
  */
-export function runTool(workspace: ToolWorkspace, name: string, argumentsText: string): ToolOutcome {
+export async function runTool(workspace: ToolWorkspace, name: string, argumentsText: string, clock: Pick<Clock, 'afterIo'>): Promise<ToolOutcome> {
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(argumentsText || '{}');
@@ -130,30 +131,18 @@ export function runTool(workspace: ToolWorkspace, name: string, argumentsText: s
     case 'search': {
       const query = str(args.query);
       if (!query) return { ok: false, output: 'search needs a non-empty query.', summary: 'search: no query' };
-      let test: (line: string) => boolean;
-      if (args.regex === true) {
-        let pattern: RegExp;
-        try {
-          pattern = new RegExp(query);
-        } catch (error) {
-          return { ok: false, output: `The regular expression is invalid: ${(error as Error).message}`, summary: `search /${query}/: invalid` };
-        }
-        test = (line) => pattern.test(line.slice(0, maxSearchedLineChars));
-      } else test = (line) => line.includes(query);
       const folder = str(args.path);
-      const matches: string[] = [];
-      let total = 0;
-      for (const path of workspace.paths()) {
-        if (!under(path, folder)) continue;
-        const text = workspace.read(path)?.text ?? '';
-        text.split('\n').forEach((line, i) => {
-          if (!test(line)) return;
-          total++;
-          if (matches.length < maxMatches) matches.push(`${path}:${i + 1}: ${line.slice(0, 300)}`);
-        });
-      }
+      const paths = workspace.paths().filter((path) => under(path, folder));
+      const found = await searchFiles({ paths, read: (path) => workspace.read(path)?.text ?? null, afterIo: (fn) => clock.afterIo(fn) }, { query, regex: args.regex === true, maxMatches });
+      if (!found.ok) return { ok: false, output: found.message, summary: `search /${query.slice(0, 60)}/: invalid` };
+      const { matches, total, stoppedAt } = found;
       const more = total > matches.length ? `\n… ${total - matches.length} more matches; narrow the search.` : '';
-      return { ok: true, output: matches.length ? matches.join('\n') + more : 'No matches.', summary: `searched "${query.slice(0, 60)}" (${total} match${total === 1 ? '' : 'es'})` };
+      const stopped = stoppedAt === null ? '' : `\nThe search stopped at ${stoppedAt}: it had used its budget. Narrow it with "path" or a more specific query.`;
+      return {
+        ok: true,
+        output: (matches.length ? matches.join('\n') + more : 'No matches.') + stopped,
+        summary: `searched "${query.slice(0, 60)}" (${total} match${total === 1 ? '' : 'es'}${stoppedAt === null ? '' : ', stopped early'})`,
+      };
     }
     case 'rename_file': {
       const from = str(args.from);
