@@ -134,8 +134,8 @@ export class ThreadService {
     const log = this.logOf(room);
     const turnId = generateId('t');
     const author = { name: message.author.name, color: message.author.color };
-    // The thread before this message, for the prompt.
-    const history: HistoryEntry[] = log.entries().map((entry) => ({
+    // The thread before this message, for the prompt (which adds the message itself, once).
+    const history: HistoryEntry[] = log.transcript().map((entry) => ({
       kind: entry.fields.kind as HistoryEntry['kind'],
       text: entry.text,
       author: (entry.fields.author as ThreadAuthor | null)?.name,
