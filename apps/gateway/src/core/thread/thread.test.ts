@@ -305,7 +305,7 @@ describe('the agent thread', () => {
     expect(readThread(thread.doc).turns[0]!.status).toBe('done');
   });
 
-  it('a model without tool calling writes patches in its answer (the demo model), and the panel is told what it is', async () => {
+  it('a model without tool calling writes patches in its answer (the demo model), and the panel is told exactly what it does and how to connect a real one', async () => {
     const ctx = setup({ supportsTools: false, kind: 'embedded' });
     ctx.provider.answer(text('Here:\n*** Begin Patch\n*** Update File: src/task.ts\n@@\n   title: string;\n+  done: boolean;\n }\n*** End Patch\nDone.'));
     await send(ctx, 'alice', 'add done');
@@ -313,7 +313,10 @@ describe('the agent thread', () => {
     expect(ctx.bobTask.toString()).toContain('  title: string;\n  done: boolean;\n}');
     const view = ctx.view();
     expect(view.messages.map((m) => m.kind)).toEqual(['user', 'notice', 'assistant', 'tool']);
-    expect(view.messages[1]!.text).toMatch(/bundled demo model/);
+    // It says what the demo model does, not that a tool loop runs, and how to get a real one.
+    expect(view.messages[1]!.text).toMatch(/bundled demo model, flint-tiny: .* has no tools and follows no instructions/);
+    expect(view.messages[1]!.text).not.toMatch(/tool loop|end to end/);
+    expect(view.messages[1]!.text).toMatch(/OPENAI_BASE_URL=\S+ OPENAI_API_KEY=\S+ FLINT_MODEL_FAST=\S+ npm start/);
     expect(view.messages[2]!.text).toBe('Here:\nDone.');
     expect(ctx.provider.requests[0]!.tools).toBeUndefined();
   });
