@@ -250,6 +250,36 @@ describe('the agent thread', () => {
     expect(ctx.provider.requests[1]!.messages.at(-1)!.content).toMatch(/: two$/);
   });
 
+  it('tokens/s counts the time the model streams, not the tools or the wait for the next call', async () => {
+    const ctx = setup();
+    ctx.provider
+      .answer(text('Reading.'), 'pause', text(' The file.'), ...call(0, 'read_file', { path: 'src/task.ts' }))
+      .answer('pause', text('It has'), 'pause', text(' a title.'));
+    const settle = async () => {
+      for (let i = 0; i < 10; i++) {
+        await drain();
+        ctx.h.flush();
+      }
+    };
+    await send(ctx, 'alice', 'what is in task.ts?');
+    await settle();
+    // Each answer streams for 1 s; between them the tool runs and the next call waits 5 s for its first token.
+    ctx.h.clock.advance(1000);
+    ctx.provider.release();
+    await settle();
+    ctx.h.clock.advance(5000);
+    ctx.provider.release();
+    await settle();
+    ctx.h.clock.advance(1000);
+    ctx.provider.release();
+    await settle();
+    const turn = ctx.view().turns[0]!;
+    expect(turn.status).toBe('done');
+    // 3 tokens then 2 (text, the call's one argument delta), over 2 s of streaming.
+    expect(turn.outputTokens).toBe(5);
+    expect(turn.tokensPerSecond).toBeCloseTo(2.5, 5);
+  });
+
   it('stops a loop of identical tool calls with a clear message', async () => {
     const ctx = setup();
     ctx.provider.answer(...call(0, 'list_files', {})).answer(...call(0, 'list_files', {}));
