@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { createDemoWorkspace, editorText, openFile, openWorkspace, screenshotDir } from './helpers';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { createDemoWorkspace, editorText, openFile, openWorkspace, screenshotDir, watchedPage } from './helpers';
 
 /**
  * What the agent leaves on screen (issue 33, items 4 and 8): no false problems after a turn that
@@ -29,12 +29,6 @@ test.afterEach(async ({ request }) => {
   await script(request, '/script-complete', { text: '' });
   expect(pageErrors).toEqual([]);
 });
-
-async function newPage(browser: Browser): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.stack ?? `${error.name}: ${error.message}`));
-  return page;
-}
 
 const applyPatch = (patch: string) => ({ name: 'apply_patch', arguments: JSON.stringify({ patch }) });
 
@@ -102,7 +96,7 @@ function agentLabel(page: Page): Promise<{ streaming: boolean; label: string | n
 }
 
 test('a turn that adds a module and imports it leaves no false problem; review buttons and the panel hint cover nothing', async ({ browser, request }) => {
-  const page = await newPage(browser);
+  const page = await watchedPage(browser, pageErrors);
   await openWorkspace(page, await createDemoWorkspace(request), 'Alice');
   await openFile(page, 'src/format.ts');
   await page.keyboard.press('Control+l');
@@ -148,7 +142,7 @@ test('a turn that adds a module and imports it leaves no false problem; review b
 });
 
 test('Ctrl-K and ghost-text completion raise no uncaught error when Monaco cancels their requests', async ({ browser, request }) => {
-  const page = await newPage(browser);
+  const page = await watchedPage(browser, pageErrors);
   await openWorkspace(page, await createDemoWorkspace(request), 'Solo');
   await openFile(page, 'src/format.ts');
 
