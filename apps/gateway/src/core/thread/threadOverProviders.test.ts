@@ -130,6 +130,25 @@ describe.each([
       'assistant: Editing both files.\n(Tool steps: edited 2 files +2 −1.)\nAdded `dueDate`.',
       'user: Someone: then sort the tasks',
     ]);
+    // And so for every later turn, now that the queued message belongs to the turn it started.
+    server.respondOnceWith({ text: 'You are welcome.' });
+    void ctx.alice.threadSend({ text: 'thanks', route });
+    await untilRealIo(ctx.h, ended(ctx, 3), 'the third turn to end');
+    const third = server.requests[3]!;
+    if (third.body.previous_response_id !== undefined) {
+      // Responses continues the second turn's response: what the server holds is that request
+      // (checked above) and its answer, so only the new message is sent.
+      expect(third.body.previous_response_id).toBe(server.requests[2]!.responseId);
+      expect(transcript(third.body)).toEqual(['user: Someone: thanks']);
+    } else expect(route).toBe('deep');
+    const replayed = third.body.previous_response_id === undefined ? transcript(third.body) : [...transcript(server.requests[2]!.body), 'assistant: Sorted.', ...transcript(third.body)];
+    expect(replayed).toEqual([
+      'user: Someone: add a dueDate',
+      'assistant: Editing both files.\n(Tool steps: edited 2 files +2 −1.)\nAdded `dueDate`.',
+      'user: Someone: then sort the tasks',
+      'assistant: Sorted.',
+      'user: Someone: thanks',
+    ]);
     await ctx.close();
   });
 
