@@ -94,8 +94,10 @@ export class HunkWidgets {
         this.rows.delete(line);
       }
       for (const line of added) {
-        // Ordinal 0: before the hunk's removed lines (AgentDecorations' zones), right under the line above.
-        const zone: monaco.editor.IViewZone = { afterLineNumber: line - 1, ordinal: 0, heightInLines: 1, domNode: document.createElement('div'), suppressMouseDown: true };
+        // Where the buttons hang (see render): right under the line above, before the hunk's
+        // removed lines (AgentDecorations' zones, ordinal 10000); above line 1, right over it.
+        const ordinal = line > 1 ? 0 : 20_000;
+        const zone: monaco.editor.IViewZone = { afterLineNumber: line - 1, ordinal, heightInLines: 1, domNode: document.createElement('div'), suppressMouseDown: true };
         this.rows.set(line, accessor.addZone(zone));
       }
     });
