@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 
 export const screenshotDir = 'test-results/screenshots';
 
@@ -48,4 +48,15 @@ export async function shareLink(page: Page, role: 'editor' | 'viewer', expiry?: 
   const url = new URL(await input.inputValue());
   await page.keyboard.press('Escape');
   return url.pathname + url.hash;
+}
+
+/**
+ * A page in a context of its own whose uncaught errors (an exception, or a rejected promise no
+ * one handled) are pushed to `errors`, with their stacks: a test that ends with
+ * `expect(errors).toEqual([])` fails on any of them.
+ */
+export async function watchedPage(browser: Browser, errors: string[]): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  page.on('pageerror', (error) => errors.push(error.stack ?? `${error.name}: ${error.message}`));
+  return page;
 }

@@ -172,9 +172,7 @@ export function ThreadInput() {
           <option value="fast">fast</option>
           <option value="deep">deep</option>
         </select>
-        <span className="thread-input-hint">
-          {streaming ? `↵ steer · ${agentShortcuts.queue} queue · esc stop` : `↵ send · ⇧↵ new line · ${agentShortcuts.queue} queue`}
-        </span>
+        <span className="thread-input-bar-gap" />
         {streaming && (
           <button type="button" className="agent-bar-button agent-bar-stop" data-testid="thread-stop" title={`Stop the agent (${agentShortcuts.stop}); what it wrote stays for review`} onClick={() => void stopThread()}>
             <Icon name="stop" className="thread-button-icon" /> Stop
@@ -191,6 +189,12 @@ export function ThreadInput() {
         >
           {action} <Icon name="send" className="thread-button-icon" />
         </button>
+      </div>
+      {/* A row of its own: beside Stop and Steer it had no room and was cut off. Each key stays whole; the row wraps between them. */}
+      <div className="thread-input-hint" data-testid="thread-input-hint">
+        {(streaming ? ['↵ steer', `${agentShortcuts.queue} queue`, 'Esc stop'] : ['↵ send', '⇧↵ new line', `${agentShortcuts.queue} queue`]).map((hint) => (
+          <span key={hint}>{hint}</span>
+        ))}
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 import type { HunkView } from '@flint/change-set';
-import { hunkLineSpan } from './AgentDecorations';
+import { hunkLineSpan, removedDisplayIndex } from './AgentDecorations';
 import { monaco } from './monacoSetup';
 
 export interface HunkActions {
@@ -10,18 +10,26 @@ export interface HunkActions {
 interface HunkWidget extends monaco.editor.IContentWidget {
   node: HTMLElement;
   at: monaco.IPosition;
+  preference: monaco.editor.ContentWidgetPositionPreference;
 }
 
 /** Room for one widget when several hunks start on the same line. */
 const widgetSpacingPx = 52;
+/** The ✓ ✕ box and the gap before it, at the end of a line. */
+const widgetWidthPx = 46;
+const widgetGapPx = 16;
 
 /**
- * Accept / Reject buttons for each pending hunk an editor can review, at the end of the hunk's
- * first line. Widgets are kept per hunk and only moved as the text changes, so a frame that
- * changes nothing touches no DOM.
+ * Accept / Reject buttons for each pending hunk an editor can review, never over its text: at
+ * the end of the hunk's first line when they fit beside it, else on a row of their own just
+ * above the hunk (a view zone makes the row, like VS Code's inline diff toolbar). Widgets are
+ * kept per hunk and only moved as the text changes, so a frame that changes nothing touches no
+ * DOM.
  */
 export class HunkWidgets {
   private readonly widgets = new Map<string, HunkWidget>();
+  /** The rows made above hunks whose first line is too long, by the line they sit above. */
+  private readonly rows = new Map<number, string>();
 
   constructor(
     private readonly editor: monaco.editor.IStandaloneCodeEditor,
@@ -32,30 +40,39 @@ export class HunkWidgets {
   render(model: monaco.editor.ITextModel, views: readonly HunkView[]): void {
     const seen = new Set<string>();
     const perLine = new Map<number, number>();
-    // After the line's text, but never past the right edge of the editor: a long line would
-    // take the buttons out of sight.
+    const rowsAbove = new Set<number>();
     const layout = this.editor.getLayoutInfo();
     const charWidth = this.editor.getOption(monaco.editor.EditorOption.fontInfo).typicalHalfwidthCharacterWidth;
-    const maxColumn = Math.max(1, Math.floor((layout.contentWidth - layout.verticalScrollbarWidth) / charWidth) - 8);
+    const roomPx = layout.contentWidth - layout.verticalScrollbarWidth;
+    const { ABOVE, BELOW, EXACT } = monaco.editor.ContentWidgetPositionPreference;
     for (const view of views) {
       const span = hunkLineSpan(model, view);
       if (!span) continue;
       seen.add(view.hunkId);
       const slot = perLine.get(span.first) ?? 0;
       perLine.set(span.first, slot + 1);
-      const at = { lineNumber: span.first, column: Math.min(model.getLineMaxColumn(span.first), maxColumn) };
-      const margin = `${16 + slot * widgetSpacingPx}px`;
+      const endPx = shownColumns(model, span.first, views) * charWidth;
+      const fits = endPx + widgetGapPx + slot * widgetSpacingPx + widgetWidthPx <= roomPx;
+      if (!fits) rowsAbove.add(span.first);
+      // The row above is a zone right under the previous line: the buttons hang below that line
+      // (above line 1, the first line, when there is none).
+      const at = fits
+        ? { lineNumber: span.first, column: model.getLineMaxColumn(span.first) }
+        : { lineNumber: Math.max(1, span.first - 1), column: 1 };
+      const preference = fits ? EXACT : span.first > 1 ? BELOW : ABOVE;
+      const margin = `${(fits ? widgetGapPx : 0) + slot * widgetSpacingPx}px`;
       const existing = this.widgets.get(view.hunkId);
       if (!existing) {
-        const widget = this.create(view.hunkId, at);
+        const widget = this.create(view.hunkId, at, preference);
         widget.node.style.marginLeft = margin;
         this.widgets.set(view.hunkId, widget);
         this.editor.addContentWidget(widget);
         continue;
       }
       if (existing.node.style.marginLeft !== margin) existing.node.style.marginLeft = margin;
-      if (existing.at.lineNumber !== at.lineNumber || existing.at.column !== at.column) {
+      if (existing.at.lineNumber !== at.lineNumber || existing.at.column !== at.column || existing.preference !== preference) {
         existing.at = at;
+        existing.preference = preference;
         this.editor.layoutContentWidget(existing);
       }
     }
@@ -64,9 +81,29 @@ export class HunkWidgets {
       this.editor.removeContentWidget(widget);
       this.widgets.delete(hunkId);
     }
+    this.syncRows(rowsAbove);
   }
 
-  private create(hunkId: string, at: monaco.IPosition): HunkWidget {
+  private syncRows(wanted: ReadonlySet<number>): void {
+    const stale = [...this.rows.keys()].filter((line) => !wanted.has(line));
+    const added = [...wanted].filter((line) => !this.rows.has(line));
+    if (stale.length === 0 && added.length === 0) return;
+    this.editor.changeViewZones((accessor) => {
+      for (const line of stale) {
+        accessor.removeZone(this.rows.get(line)!);
+        this.rows.delete(line);
+      }
+      for (const line of added) {
+        // Where the buttons hang (see render): right under the line above, before the hunk's
+        // removed lines (AgentDecorations' zones, ordinal 10000); above line 1, right over it.
+        const ordinal = line > 1 ? 0 : 20_000;
+        const zone: monaco.editor.IViewZone = { afterLineNumber: line - 1, ordinal, heightInLines: 1, domNode: document.createElement('div'), suppressMouseDown: true };
+        this.rows.set(line, accessor.addZone(zone));
+      }
+    });
+  }
+
+  private create(hunkId: string, at: monaco.IPosition, preference: monaco.editor.ContentWidgetPositionPreference): HunkWidget {
     const node = document.createElement('div');
     node.className = 'flint-hunk-actions';
     node.append(
@@ -76,9 +113,10 @@ export class HunkWidgets {
     const widget: HunkWidget = {
       node,
       at,
+      preference,
       getId: () => `flint.hunk.${hunkId}`,
       getDomNode: () => node,
-      getPosition: () => ({ position: widget.at, preference: [monaco.editor.ContentWidgetPositionPreference.EXACT] }),
+      getPosition: () => ({ position: widget.at, preference: [widget.preference] }),
     };
     return widget;
   }
@@ -103,9 +141,25 @@ export class HunkWidgets {
   clear(): void {
     for (const widget of this.widgets.values()) this.editor.removeContentWidget(widget);
     this.widgets.clear();
+    this.syncRows(new Set());
   }
 
   dispose(): void {
     this.clear();
   }
+}
+
+/**
+ * How many columns `line` takes on screen: its text with tabs expanded, and the removed text the
+ * hunks on it show inline (AgentDecorations' injected text).
+ */
+function shownColumns(model: monaco.editor.ITextModel, line: number, views: readonly HunkView[]): number {
+  const tabSize = model.getOptions().tabSize;
+  let columns = 0;
+  for (const ch of model.getLineContent(line)) columns = ch === '\t' ? columns + tabSize - (columns % tabSize) : columns + 1;
+  for (const view of views) {
+    const at = removedDisplayIndex(view);
+    if (at !== null && !view.record.original.includes('\n') && model.getPositionAt(at).lineNumber === line) columns += view.record.original.length;
+  }
+  return columns;
 }

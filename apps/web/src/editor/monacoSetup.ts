@@ -1,4 +1,5 @@
 import * as monaco from 'monaco-editor';
+import { isCancellationError } from 'monaco-editor/base/common/errors';
 import CssWorker from 'monaco-editor/language/css/css.worker?worker';
 import HtmlWorker from 'monaco-editor/language/html/html.worker?worker';
 import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
@@ -63,6 +64,34 @@ for (const defaults of [ts.typescriptDefaults, ts.javascriptDefaults]) {
   defaults.setEagerModelSync(true);
   defaults.addExtraLib(workspaceAmbient, 'file:///node_modules/@types/flint-workspace/index.d.ts');
 }
+// Eager sync hands the worker the models there are when it starts. A model made after that (a
+// file someone, or the agent, created) would reach it only once shown in the editor: until then
+// an import of it was "Cannot find module". Each new model goes to the worker as it is made.
+let unsynced: monaco.Uri[] = [];
+monaco.editor.onDidCreateModel((model) => {
+  const language = model.getLanguageId();
+  if ((language !== 'typescript' && language !== 'javascript') || unsynced.push(model.uri) > 1) return;
+  // One message for the models of one change (a turn's new files, a folder's import).
+  queueMicrotask(() => {
+    const uris = unsynced;
+    unsynced = [];
+    ts.getTypeScriptWorker()
+      .then((getWorker) => getWorker(...uris))
+      // Refused only before TypeScript's mode is set up, when no worker exists yet: the worker
+      // then takes every model there is when it starts.
+      .catch((reason: unknown) => console.debug('Flint: the TypeScript worker is not running yet; it will read these files when it starts', uris.map(String), reason));
+  });
+});
+
+// Monaco's own async reactions cancel themselves with a CancellationError that nothing catches
+// (the inline-completion controller's screen-reader announcement awaits `timeout(50, token)` and
+// is cancelled whenever the ghost text changes within 50 ms: during Ctrl-K streams and as people
+// type). VS Code's workbench drops these; the standalone editor lets them reach the page as
+// uncaught errors. Drop exactly those; any other rejection is still reported.
+window.addEventListener('unhandledrejection', (event) => {
+  if (isCancellationError(event.reason)) event.preventDefault();
+});
+
 // Check only the file on screen: markers of hidden files are never shown, and every check of
 // a big workspace costs the worker. DiagnosticsRefresher re-checks it when other files change.
 ts.typescriptDefaults.setDiagnosticsOptions({ onlyVisible: true });

@@ -84,6 +84,24 @@ export class ThreadLog {
     });
   }
 
+  /**
+   * The messages sent so far, as the model should read them: turn by turn in the order turns
+   * began, each turn's messages in the order written. A message queued during a turn sits in the
+   * array before that turn's later answers, and one still queued is not sent yet: grouping puts the
+   * first after the answer it waited for, and the second is left out (the web's `groupByTurn`).
+   */
+  transcript(): ReturnType<ThreadLog['entries']> {
+    const turns = new Map<string, ReturnType<ThreadLog['entries']>>();
+    for (const entry of this.entries()) {
+      if (entry.fields.queued) continue;
+      const key = typeof entry.fields.turnId === 'string' && entry.fields.turnId ? entry.fields.turnId : `message:${entry.id}`;
+      const turn = turns.get(key);
+      if (turn) turn.push(entry);
+      else turns.set(key, [entry]);
+    }
+    return [...turns.values()].flat();
+  }
+
   allTurns(): ThreadTurnRecord[] {
     return [...this.turns.values()].sort((a, b) => a.startedAt - b.startedAt);
   }

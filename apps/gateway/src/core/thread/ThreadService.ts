@@ -30,8 +30,9 @@ interface Queued {
   from: Prompter;
 }
 
+/** Said once per thread, and only what the bundled model does: people judge Flint by this turn. */
 const demoNotice =
-  'This workspace runs the bundled demo model: it fills in code-looking text and does not follow instructions, so its answers will not make sense. The thread, its tool loop and the live edits still run end to end. To get a real agent, connect a model: see "Point Flint at a model" in the README (OPENAI_API_KEY, or OPENAI_BASE_URL for Cerebras, Groq, Ollama, llama-server).';
+  'This workspace runs the bundled demo model, flint-tiny: a ~0.9M-parameter code completer, not an agent. It has no tools and follows no instructions, so it reads no files, writes no patches and will not answer you: its reply is your message continued as code-looking text. For a real agent, start the gateway with a model, e.g. `OPENAI_BASE_URL=https://api.groq.com/openai/v1 OPENAI_API_KEY=… FLINT_MODEL_FAST=openai/gpt-oss-120b npm start` (any OpenAI-compatible server; OPENAI_API_KEY alone for OpenAI) — README, "Point Flint at a model".';
 
 /**
  * The workspace's agent thread (issue 23): takes people's messages, runs one turn at a time per
@@ -134,8 +135,8 @@ export class ThreadService {
     const log = this.logOf(room);
     const turnId = generateId('t');
     const author = { name: message.author.name, color: message.author.color };
-    // The thread before this message, for the prompt.
-    const history: HistoryEntry[] = log.entries().map((entry) => ({
+    // The thread before this message, for the prompt (which adds the message itself, once).
+    const history: HistoryEntry[] = log.transcript().map((entry) => ({
       kind: entry.fields.kind as HistoryEntry['kind'],
       text: entry.text,
       author: (entry.fields.author as ThreadAuthor | null)?.name,

@@ -70,6 +70,12 @@ export class ThreadTurn {
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private lastRecordAt = Number.NEGATIVE_INFINITY;
   private firstOutputAt: number | null = null;
+  /**
+   * The time the model spent streaming, for tokens/s: each call's first output to its last.
+   * Tools running and the next call's wait for its first token are not the model's speed.
+   */
+  private streamedMs = 0;
+  private callOutput: { first: number; last: number } | null = null;
   private tokensUsed = 0;
   /** Per patch stream, what it did to each file: merged into the record's `files`. */
   private readonly patches: PatchStream[] = [];
@@ -176,6 +182,7 @@ export class ThreadTurn {
     try {
       await this.consume(stream, generation.signal);
     } catch (error) {
+      this.endStreaming();
       // A failure mid-answer: what arrived is applied and kept, like an interruption.
       this.generation = null;
       if (this.ended) return 'stopped';
@@ -183,6 +190,7 @@ export class ThreadTurn {
       this.endStep(true);
       throw error;
     }
+    this.endStreaming();
     this.generation = null;
     if (this.ended) return 'stopped';
     const interrupted = generation.signal.aborted || this.stopReason !== null;
@@ -263,7 +271,15 @@ export class ThreadTurn {
       this.firstOutputAt = this.options.clock.now();
       this.record = { ...this.record, ttftMs: this.firstOutputAt - this.record.startedAt };
     }
+    const now = this.options.clock.now();
+    if (this.callOutput) this.callOutput.last = now;
+    else this.callOutput = { first: now, last: now };
     this.record.outputTokens += tokens;
+  }
+
+  private endStreaming(): void {
+    if (this.callOutput) this.streamedMs += this.callOutput.last - this.callOutput.first;
+    this.callOutput = null;
   }
 
   private startCall(index: number, id: string, name: string): void {
@@ -465,7 +481,7 @@ export class ThreadTurn {
     this.clearRecordTimer();
     const now = this.options.clock.now();
     this.lastRecordAt = now;
-    const elapsed = this.firstOutputAt === null ? 0 : now - this.firstOutputAt;
+    const elapsed = this.streamedMs + (this.callOutput ? now - this.callOutput.first : 0);
     this.record = { ...this.record, tokensPerSecond: elapsed > 0 ? (this.record.outputTokens * 1000) / elapsed : null, agentClients: this.agentClients() };
     this.options.log.setTurn(this.record);
   }

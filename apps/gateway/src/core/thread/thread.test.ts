@@ -286,6 +286,36 @@ describe('the agent thread', () => {
     expect(ctx.provider.requests[1]!.messages.at(-1)!.content).toMatch(/: two$/);
   });
 
+  it('tokens/s counts the time the model streams, not the tools or the wait for the next call', async () => {
+    const ctx = setup();
+    ctx.provider
+      .answer(text('Reading.'), 'pause', text(' The file.'), ...call(0, 'read_file', { path: 'src/task.ts' }))
+      .answer('pause', text('It has'), 'pause', text(' a title.'));
+    const settle = async () => {
+      for (let i = 0; i < 10; i++) {
+        await drain();
+        ctx.h.flush();
+      }
+    };
+    await send(ctx, 'alice', 'what is in task.ts?');
+    await settle();
+    // Each answer streams for 1 s; between them the tool runs and the next call waits 5 s for its first token.
+    ctx.h.clock.advance(1000);
+    ctx.provider.release();
+    await settle();
+    ctx.h.clock.advance(5000);
+    ctx.provider.release();
+    await settle();
+    ctx.h.clock.advance(1000);
+    ctx.provider.release();
+    await settle();
+    const turn = ctx.view().turns[0]!;
+    expect(turn.status).toBe('done');
+    // 3 tokens then 2 (text, the call's one argument delta), over 2 s of streaming.
+    expect(turn.outputTokens).toBe(5);
+    expect(turn.tokensPerSecond).toBeCloseTo(2.5, 5);
+  });
+
   it('stops a loop of identical tool calls with a clear message', async () => {
     const ctx = setup();
     ctx.provider.answer(...call(0, 'list_files', {})).answer(...call(0, 'list_files', {}));
@@ -341,7 +371,7 @@ describe('the agent thread', () => {
     expect(readThread(thread.doc).turns[0]!.status).toBe('done');
   });
 
-  it('a model without tool calling writes patches in its answer (the demo model), and the panel is told what it is', async () => {
+  it('a model without tool calling writes patches in its answer (the demo model), and the panel is told exactly what it does and how to connect a real one', async () => {
     const ctx = setup({ supportsTools: false, kind: 'embedded' });
     ctx.provider.answer(text('Here:\n*** Begin Patch\n*** Update File: src/task.ts\n@@\n   title: string;\n+  done: boolean;\n }\n*** End Patch\nDone.'));
     await send(ctx, 'alice', 'add done');
@@ -349,7 +379,10 @@ describe('the agent thread', () => {
     expect(ctx.bobTask.toString()).toContain('  title: string;\n  done: boolean;\n}');
     const view = ctx.view();
     expect(view.messages.map((m) => m.kind)).toEqual(['user', 'notice', 'assistant', 'tool']);
-    expect(view.messages[1]!.text).toMatch(/bundled demo model/);
+    // It says what the demo model does, not that a tool loop runs, and how to get a real one.
+    expect(view.messages[1]!.text).toMatch(/bundled demo model, flint-tiny: .* has no tools and follows no instructions/);
+    expect(view.messages[1]!.text).not.toMatch(/tool loop|end to end/);
+    expect(view.messages[1]!.text).toMatch(/OPENAI_BASE_URL=\S+ OPENAI_API_KEY=\S+ FLINT_MODEL_FAST=\S+ npm start/);
     expect(view.messages[2]!.text).toBe('Here:\nDone.');
     expect(ctx.provider.requests[0]!.tools).toBeUndefined();
   });

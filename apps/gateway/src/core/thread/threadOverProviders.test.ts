@@ -59,6 +59,15 @@ const ended = (ctx: ReturnType<typeof setup>, count = 1) => () => {
   const turns = ctx.view().turns;
   return turns.length >= count && turns.slice(0, count).every((turn) => turn.status !== 'streaming');
 };
+/** The conversation a request carried, either protocol, as `role: text` lines (the system prompt left out). */
+function transcript(body: Record<string, unknown>): string[] {
+  const items = (body.messages ?? body.input) as Array<{ role?: string; content?: unknown }>;
+  return items.flatMap((item) => {
+    if (item.role !== 'user' && item.role !== 'assistant') return [];
+    const text = typeof item.content === 'string' ? item.content : (item.content as Array<{ text: string }>).map((part) => part.text).join('');
+    return [`${item.role}: ${text.slice(text.lastIndexOf('\n\n') + 1).trim()}`];
+  });
+}
 const patchCall = (extra: Partial<FakeScript> = {}): Partial<FakeScript> => ({ text: 'Editing both files.', chunkChars: 6, toolCalls: [{ name: 'apply_patch', arguments: JSON.stringify({ patch }) }], ...extra });
 
 describe.each([
@@ -99,6 +108,47 @@ describe.each([
     expect(ctx.view().messages.find((m) => m.steer)?.text).toBe('only the interface');
     expect(JSON.stringify(server.requests[1]!.body)).toContain('only the interface\\n(You were interrupted');
     expect(ctx.view().messages.at(-1)?.text).toBe('Only the interface, then.');
+    await ctx.close();
+  });
+
+  it('a queued message reaches the next turn once, after the answer it waited for', async () => {
+    const ctx = setup();
+    server.requests.length = 0;
+    server.respondOnceWith(patchCall({ holdAfterChunks: 1 }));
+    server.respondOnceWith({ text: 'Added `dueDate`.' });
+    server.respondOnceWith({ text: 'Sorted.' });
+    void ctx.alice.threadSend({ text: 'add a dueDate', route });
+    await untilRealIo(ctx.h, () => server.heldCount === 1, 'the first answer to be held');
+    void ctx.bob.threadSend({ text: 'then sort the tasks', route, mode: 'queue' });
+    await untilRealIo(ctx.h, () => ctx.view().messages.some((m) => m.text === 'then sort the tasks' && m.queued), 'the message to be queued');
+    server.release();
+    await untilRealIo(ctx.h, ended(ctx, 2), 'both turns to end');
+    expect(server.requests).toHaveLength(3);
+    // What the model reads, in order: each person's message once, each answer after its question.
+    expect(transcript(server.requests[2]!.body)).toEqual([
+      'user: Someone: add a dueDate',
+      'assistant: Editing both files.\n(Tool steps: edited 2 files +2 −1.)\nAdded `dueDate`.',
+      'user: Someone: then sort the tasks',
+    ]);
+    // And so for every later turn, now that the queued message belongs to the turn it started.
+    server.respondOnceWith({ text: 'You are welcome.' });
+    void ctx.alice.threadSend({ text: 'thanks', route });
+    await untilRealIo(ctx.h, ended(ctx, 3), 'the third turn to end');
+    const third = server.requests[3]!;
+    if (third.body.previous_response_id !== undefined) {
+      // Responses continues the second turn's response: what the server holds is that request
+      // (checked above) and its answer, so only the new message is sent.
+      expect(third.body.previous_response_id).toBe(server.requests[2]!.responseId);
+      expect(transcript(third.body)).toEqual(['user: Someone: thanks']);
+    } else expect(route).toBe('deep');
+    const replayed = third.body.previous_response_id === undefined ? transcript(third.body) : [...transcript(server.requests[2]!.body), 'assistant: Sorted.', ...transcript(third.body)];
+    expect(replayed).toEqual([
+      'user: Someone: add a dueDate',
+      'assistant: Editing both files.\n(Tool steps: edited 2 files +2 −1.)\nAdded `dueDate`.',
+      'user: Someone: then sort the tasks',
+      'assistant: Sorted.',
+      'user: Someone: thanks',
+    ]);
     await ctx.close();
   });
 

@@ -32,7 +32,7 @@ describe('buildThreadPrompt', () => {
     expect(prompt.trimmed).toBeNull();
   });
 
-  it('retells the thread: people by name, answers with their tool steps', () => {
+  it('retells the thread: people by name, answers with their tool steps where they ran', () => {
     const prompt = buildThreadPrompt({
       ...base,
       history: [
@@ -44,7 +44,7 @@ describe('buildThreadPrompt', () => {
     });
     expect(prompt.messages.slice(1, -1)).toEqual([
       { role: 'user', content: 'Bob: hi' },
-      { role: 'assistant', content: 'Done.\n(Tool steps: read src/a.ts.)' },
+      { role: 'assistant', content: '(Tool steps: read src/a.ts.)\nDone.' },
     ]);
   });
 

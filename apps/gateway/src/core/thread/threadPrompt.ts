@@ -119,12 +119,14 @@ export function buildThreadPrompt(input: ThreadPromptInput): ThreadPrompt {
   return { messages, usedTokens: size(), trimmed: trimmed.length ? `Left out to fit the model's window: ${trimmed.join(', ')}.` : null };
 }
 
-/** The thread so far as chat messages: people's words, the model's answers with its tool steps noted. */
+/** The thread so far as chat messages: people's words, the model's answers with its tool steps noted where they ran. */
 function retell(entries: HistoryEntry[]): ModelMessage[] {
   const out: ModelMessage[] = [];
   let steps: string[] = [];
   const pushAssistant = (text: string) => {
-    const content = [text.trim(), steps.length ? `(Tool steps: ${steps.join('; ')}.)` : ''].filter(Boolean).join('\n');
+    // The steps ran before this text was written: told after it, the model would read that it
+    // announced a result and then went to get it.
+    const content = [steps.length ? `(Tool steps: ${steps.join('; ')}.)` : '', text.trim()].filter(Boolean).join('\n');
     steps = [];
     if (!content) return;
     const last = out[out.length - 1];
