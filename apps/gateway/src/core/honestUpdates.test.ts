@@ -7,7 +7,7 @@ import { checkUpdate, FILE_DOC_SCHEMA, ItemOrder } from './checkUpdate';
 import { fileIdOf, Harness, textOf } from './testHarness';
 
 /**
- * [T1] No honest work is refused (DESIGN §11.1): the largest updates an ordinary client makes —
+ * [I1] No honest work is refused (DESIGN §11.1): the largest updates an ordinary client makes —
  * a paste of a 10,000-line file, an hour of typing offline — are accepted whole, next to the
  * patterns that used to cost the update check n²/2 steps.
  */
@@ -45,7 +45,7 @@ const rngOf = (seed: number) => {
 const lines = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join('');
 const original = lines(200, (i) => `export const v${i} = ${i};\n`);
 
-describe('[T1] honest updates the gateway accepts whole', () => {
+describe('[I1] honest updates the gateway accepts whole', () => {
   it('one transaction that inserts 450 lines at the top, one line at a time, bottom first', () => {
     const { h, alice, ta, tb, storedText } = open(original);
     ta.doc!.transact(() => {
@@ -131,7 +131,7 @@ describe('[T1] honest updates the gateway accepts whole', () => {
   });
 });
 
-describe('[T1] the update check is linear in the update and the document', () => {
+describe('[I1] the update check is linear in the update and the document', () => {
   /** "ab" with `n` concurrent one-letter inserts between a and b, each from its own client. */
   function concurrentInserts(n: number, base: Y.Doc): Uint8Array[] {
     return Array.from({ length: n }, (_, i) => {

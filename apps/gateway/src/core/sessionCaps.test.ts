@@ -1,13 +1,12 @@
-import { CloseCode, shouldReconnect } from '@flint/protocol';
+import { Channel, CloseCode, encodeDocFrame, shouldReconnect } from '@flint/protocol';
 import type { MemorySocketPair } from '@flint/test-kit';
 import * as encoding from 'lib0/encoding';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { defaultConfig } from './GatewayConfig';
 import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from './testHarness';
-import { Channel, encodeDocFrame } from '@flint/protocol';
 
-/** [T5] One link cannot open unlimited sessions, and what sessions hold adds up to a bound. */
+/** [I6] (DESIGN §11.6: no one request stalls the room) One link cannot open unlimited sessions, and what sessions hold adds up to a bound. */
 
 const caps = { perLink: 5, perAddress: 8, waitingBytes: 3_000, snapshotStates: 10 };
 
@@ -30,7 +29,7 @@ function gateway() {
   return { h, ws, viewer, editor, open };
 }
 
-describe('[T5] session caps', () => {
+describe('[I6] session caps', () => {
   it('a link opens at most perLink sessions; the next is refused with a retryable 4430, and a closed one frees a place', () => {
     const { h, viewer, open } = gateway();
     const sessions = Array.from({ length: caps.perLink }, () => open(viewer.token));

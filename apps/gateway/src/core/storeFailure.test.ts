@@ -108,7 +108,7 @@ describe('a store that stops answering', () => {
     h.settle(() => alice.status.kind === 'open');
   });
 
-  it('[T2] a compaction the store refuses does not freeze the doc: later edits still reach everyone and the store, and it is retried', () => {
+  it('[I2] a compaction the store refuses does not freeze the doc: later edits still reach everyone and the store, and it is retried', () => {
     const { store, down } = flakyStore(false, new Set(['compactDoc']));
     const h = new Harness(store, { compactEveryUpdates: 10 });
     const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': '' });
@@ -134,7 +134,7 @@ describe('a store that stops answering', () => {
     expect(storedText(h, ws)).toBe(ta.toString());
   });
 
-  it('[T2] an idle room whose compaction fails at unload stays loaded and unloads once the store is back; the gateway does not throw from its timer', () => {
+  it('[I2] an idle room whose compaction fails at unload stays loaded and unloads once the store is back; the gateway does not throw from its timer', () => {
     const { store, down } = flakyStore(false, new Set(['compactDoc']));
     const h = new Harness(store, { idleUnloadMs: 1_000 });
     const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': 'x\n' });

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fileIdOf, Harness, textOf } from '../core/testHarness';
 import { PostgresStore } from './PostgresStore';
 
-// [T2] [T3] with a real PostgreSQL: a compaction that cannot take its document's lock, and a
+// [I2] (DESIGN §11.2: nothing acknowledged is lost) with a real PostgreSQL: a compaction that cannot take its document's lock, and a
 // database that stops answering while an idle room unloads. Neither freezes a document nor ends
 // the process; both are retried and lose nothing.
 
@@ -53,7 +53,7 @@ async function settled(h: Harness, done: () => boolean): Promise<void> {
 }
 
 describe('a PostgreSQL that stalls', () => {
-  it("[T2] a compaction that cannot take the document's advisory lock: edits keep reaching every tab and the store", async () => {
+  it("[I2] a compaction that cannot take the document's advisory lock: edits keep reaching every tab and the store", async () => {
     const { h, ws, url } = gateway('compaction_locked', { compactEveryUpdates: 10 });
     const [alice, bob] = [0, 1].map(() => h.client(ws.workspaceId, ws.owner.token)) as [FlintClient, FlintClient];
     h.flush();
@@ -87,7 +87,7 @@ describe('a PostgreSQL that stalls', () => {
     await settled(h, () => text.toString() === expected);
   });
 
-  it('[T3] PostgreSQL stopped while an idle room unloads: the room stays, the gateway lives, and it unloads once the database answers', async () => {
+  it('[I2] PostgreSQL stopped while an idle room unloads: the room stays, the gateway lives, and it unloads once the database answers', async () => {
     const { h, ws } = gateway('unload_stalled', { idleUnloadMs: 1_000 });
     const alice = h.client(ws.workspaceId, ws.owner.token);
     h.flush();
