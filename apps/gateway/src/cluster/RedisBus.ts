@@ -70,6 +70,9 @@ export class RedisBus implements ClusterBus {
     await this.sub.subscribe(this.clusterChannel);
     // After a lost connection ioredis subscribes again; what was published meanwhile is missed.
     this.sub.on('ready', () => void this.resubscribed());
+    this.sub.on('close', () => {
+      if (!this.closed) this.listener?.interrupted();
+    });
     const now = Date.now();
     const alive = await this.pub.zrangebyscore(this.gatewaysKey, now - this.livenessMs, '+inf');
     for (const id of alive) if (id !== this.gatewayId) this.peers.set(id, now);
@@ -79,8 +82,15 @@ export class RedisBus implements ClusterBus {
   }
 
   private async resubscribed(): Promise<void> {
-    if (this.closed || this.followed.size === 0) return;
-    await this.sub.subscribe(...[...this.followed].map((id) => this.channelOf(id)));
+    if (this.closed) return;
+    try {
+      // ioredis subscribes again on its own; once these answer, its subscriptions are live too.
+      await this.sub.subscribe(this.clusterChannel, ...[...this.followed].map((id) => this.channelOf(id)));
+    } catch (error) {
+      this.options.log('warn', 'redis subscribe failed', { error: String(error) });
+      return; // the connection dropped again: the next 'ready' comes back here
+    }
+    this.listener?.resumed();
     for (const workspaceId of this.followed) this.listener?.following(workspaceId);
   }
 

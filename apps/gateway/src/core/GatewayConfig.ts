@@ -13,6 +13,11 @@ export interface GatewayConfig {
    * as one catch-up update when the socket drains (Session.sendUpdate).
    */
   slowClientBytes: number;
+  /**
+   * In a cluster, how often a gateway asks the store whether the links of its open sessions were
+   * revoked: the longest a revocation whose announcement was lost leaves their sessions open.
+   */
+  linkCheckIntervalMs: number;
   agent: AgentConfig;
 }
 
@@ -42,6 +47,7 @@ export const defaultConfig: GatewayConfig = {
   helloTimeoutMs: 10_000,
   compactEveryUpdates: 500,
   slowClientBytes: 256 * 1024,
+  linkCheckIntervalMs: 2_000,
   agent: {
     flushIntervalMs: 8,
     maxOutputTokens: 4096,

@@ -21,6 +21,8 @@ const shareableBy: Record<Role, readonly Role[]> = {
 
 /** Links are capabilities: a token opens one workspace with one role until revoked or expired. */
 export class LinkService {
+  private validity: (linkId: string) => boolean = () => true;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -48,6 +50,18 @@ export class LinkService {
       return { ok: false, closeCode: CloseCode.LinkExpired, message: 'link expired' };
     }
     return { ok: true, link };
+  }
+
+  /**
+   * Whether the sessions a link opened may go on: false once it is known revoked, here or on
+   * another gateway (the gateway's `RevocationWatch` answers; it may read the store).
+   */
+  stillValid(linkId: string): boolean {
+    return this.validity(linkId);
+  }
+
+  checkValidity(validity: (linkId: string) => boolean): void {
+    this.validity = validity;
   }
 
   create(workspaceId: string, role: Role, label: string, expiresInMs: number | null): CreatedLink {

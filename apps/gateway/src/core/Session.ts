@@ -188,6 +188,7 @@ export class Session implements Connection, RoomSession {
       }
     }
     try {
+      if (!this.ctx.links.stillValid(state.link.id)) return this.close(CloseCode.LinkRevoked, 'link revoked');
       if (frame.channel === Channel.Control) this.control(frame.message, state.room);
       else if (frame.channel === Channel.Sync) this.sync(frame.docId, frame.payload, state.room, state.link.role);
       else this.awareness(frame.docId, frame.payload, state.room);

@@ -43,6 +43,13 @@ export interface ClusterListener {
    * after the connection to the bus came back): anything published before may have been missed.
    */
   following(workspaceId: string): void;
+  /** The connection to the bus dropped: until `resumed`, what the others publish is lost. */
+  interrupted(): void;
+  /**
+   * The connection to the bus came back (its subscriptions are live again): what was announced
+   * to the whole cluster meanwhile, a revocation included, may have been missed.
+   */
+  resumed(): void;
   /** A gateway stopped (shut down, or silent past the liveness timeout). */
   gatewayGone(gatewayId: string): void;
 }

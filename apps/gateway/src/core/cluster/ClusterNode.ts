@@ -7,6 +7,7 @@ import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';
 import { ThreadLog } from '../thread/ThreadLog';
+import type { RevocationWatch } from './RevocationWatch';
 import type { ClusterBus, ClusterListener, ClusterMessage, RemoteAwarenessEntry, WorkspaceMessage } from './ClusterBus';
 
 /** Who owns, on this gateway, the cursors a session on another gateway set. */
@@ -19,8 +20,8 @@ export interface ClusterNodeDeps {
   /** A workspace's room if it is loaded here (never loads one). */
   loadedRoom(workspaceId: string): Room | null;
   loadedRooms(): Iterable<Room>;
-  /** Closes this gateway's sessions of a link (revoked on another gateway). */
-  closeLink(linkId: string): void;
+  /** Revocations announced, and missed while the bus was down (`RevocationWatch`). */
+  revocations: Pick<RevocationWatch, 'revokedHere' | 'interrupted' | 'resumed'>;
   /** Handles a thread message or Stop sent on another gateway for the turn running here. */
   threadRequest(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void;
   metrics: Metrics;
@@ -190,7 +191,15 @@ export class ClusterNode implements DocCluster, ClusterListener {
   }
 
   cluster(_from: string, message: ClusterMessage): void {
-    if (message.kind === 'revoke') this.deps.closeLink(message.linkId);
+    if (message.kind === 'revoke') this.deps.revocations.revokedHere(message.linkId);
+  }
+
+  interrupted(): void {
+    this.deps.revocations.interrupted();
+  }
+
+  resumed(): void {
+    this.deps.revocations.resumed();
   }
 
   /** The subscription is live: what was published before it may be missing, so ask. */
