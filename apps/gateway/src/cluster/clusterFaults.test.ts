@@ -1,13 +1,15 @@
-import { CloseCode } from '@flint/protocol';
+import type { FlintClient } from '@flint/client';
+import { CloseCode, type TurnInfo } from '@flint/protocol';
 import { createDatabase, FakeOpenAIServer, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, openFile, revokeLink, shareLink, until } from './clusterTesting';
+import { client, fileIdAt, openFile, revokeLink, shareLink, until } from './clusterTesting';
 import { createWorkspace, GatewayProcesses, type GatewayProcess } from './gatewayProcesses';
 
 /**
  * Real gateway processes on one PostgreSQL and one Redis, under the faults a cluster meets:
- * a subscription that drops as a revocation is announced (issue 31).
+ * a subscription that drops as a revocation is announced, a gateway that freezes mid-turn
+ * (issue 31).
  */
 let redis: RunningService;
 let postgres: RunningService;
@@ -97,5 +99,45 @@ describe('a cluster under faults', () => {
     expect(loaded.toString()).toContain('<eve2 before>');
     expect(loaded.toString()).not.toMatch(/<eve[23] after>/);
     for (const c of [alice, bob, carol, eve2, eve3, idle3, reader]) c.destroy();
+  }, 120_000);
+
+  it('a gateway frozen past the liveness timeout learns it was taken for gone: its turn ends failed there too and writes nothing more', async () => {
+    // About 19 s of answer: still streaming when g1 freezes, and long after it resumes.
+    const lines = 200;
+    model.respondWith({ text: Array.from({ length: lines }, (_, i) => `  frozenLine${i}();\n`).join(''), tokensPerSecond: 40, chunkChars: 5 });
+    const cluster = newCluster();
+    const [g1, g2] = await Promise.all([cluster.start(), cluster.start()]);
+    const { workspaceId, token } = await createWorkspace(g1!, 'Frozen', 'demo');
+    const alice = client(() => g1!, workspaceId, token);
+    const bob = client(() => g2!, workspaceId, token);
+    const [ta, tb] = await Promise.all([alice, bob].map((c) => openFile(c, 'src/format.ts')));
+    const turns = new Map<FlintClient, TurnInfo[]>();
+    for (const c of [alice, bob]) c.onTurn((turn) => turns.set(c, [...(turns.get(c) ?? []), turn]));
+    const end = ta!.length;
+    const prompted = await alice.prompt({ fileId: fileIdAt(alice, 'src/format.ts'), anchor: end - 30, head: end, instruction: 'rewrite' });
+    expect(prompted.ok, JSON.stringify(prompted)).toBe(true);
+    await until(() => tb!.toString().includes('frozenLine2'), 'the turn on g1 writing to g2');
+
+    process.kill(g1!.child.pid!, 'SIGSTOP');
+    const failedOn = (c: FlintClient) => turns.get(c)?.find((t) => t.status === 'failed');
+    await until(() => failedOn(bob) !== undefined, 'g2 taking g1 for gone and ending its turn', undefined, 30_000);
+    const lastLine = (text: string) => Math.max(-1, ...[...text.matchAll(/frozenLine(\d+)/g)].map((m) => Number(m[1])));
+    const shownAtFailure = lastLine(tb!.toString());
+    process.kill(g1!.child.pid!, 'SIGCONT');
+
+    // g1 finds it was taken for gone: the turn ends there too, and g1 rejoins.
+    const ended = () => turns.get(alice)?.find((t) => t.status !== 'streaming');
+    await until(() => ended() !== undefined, 'the turn ending on g1', () => JSON.stringify(turns.get(alice)?.map((t) => t.status)), 30_000);
+    expect(ended()).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(/stopped answering the others/) } });
+    const gateways = async (g: GatewayProcess) => Number(/flint_cluster_gateways (\d+)/.exec(await (await fetch(`${g.url}/metrics`)).text())?.[1]);
+    await until(async () => (await gateways(g2!)) === 2 && (await gateways(g1!)) === 2, 'g1 back in the cluster');
+    // Edits cross again both ways, and the agent wrote nothing after g2 showed its turn failed
+    // (at most the flush it had applied as it froze, published once it resumed).
+    ta!.insert(0, '// alice after\n');
+    tb!.insert(0, '// bob after\n');
+    await until(() => ta!.toString() === tb!.toString() && ta!.toString().includes('bob after') && tb!.toString().includes('alice after'), 'g1 and g2 converging');
+    expect(lastLine(tb!.toString())).toBeLessThanOrEqual(shownAtFailure + 1);
+    expect(tb!.toString()).not.toContain(`frozenLine${lines - 1}`);
+    for (const c of [alice, bob]) c.destroy();
   }, 120_000);
 });

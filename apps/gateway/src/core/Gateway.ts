@@ -85,7 +85,7 @@ export class Gateway {
     });
     this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log, this.cluster);
     const limits = options.limits ?? new LocalLimits(options.clock);
-    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log);
+    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
     this.ctx = {
       clock: options.clock,
       config,

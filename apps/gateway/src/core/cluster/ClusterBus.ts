@@ -52,6 +52,12 @@ export interface ClusterListener {
   resumed(): void;
   /** A gateway stopped (shut down, or silent past the liveness timeout). */
   gatewayGone(gatewayId: string): void;
+  /**
+   * This gateway's registration lapsed (it froze, or could not reach the bus, past the liveness
+   * timeout): the others took it for gone and ended its turns. Called once, before it registers
+   * again; its turns must end here too.
+   */
+  fenced(): void;
 }
 
 /**
@@ -75,6 +81,11 @@ export interface ClusterBus {
   aliveGateways(): number;
   /** Whether this gateway hears the others now (its connection to the bus is up). */
   readonly connected: boolean;
+  /**
+   * Whether the others count this gateway in: it renewed its registration within the liveness
+   * timeout (alone: always). Its agent writes only while this holds.
+   */
+  readonly member: boolean;
   /** True for the first gateway to claim `key` within `ttlMs` (one of several does a chore). */
   claim(key: string, ttlMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -90,6 +101,7 @@ export class SoloBus implements ClusterBus {
   publish(): void {}
   announce(): void {}
   readonly connected = true;
+  readonly member = true;
   isAlive(gatewayId: string): boolean {
     return gatewayId === this.gatewayId;
   }

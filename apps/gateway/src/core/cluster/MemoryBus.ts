@@ -75,6 +75,7 @@ export class MemoryBus implements ClusterBus {
   }
 
   readonly connected = true;
+  readonly member = true;
 
   aliveGateways(): number {
     return this.hub.buses.size;

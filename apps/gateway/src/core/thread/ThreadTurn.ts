@@ -120,6 +120,19 @@ export class ThreadTurn {
     this.finish('cancelled', null);
   }
 
+  /**
+   * The others took this gateway for gone and ended the turn in the thread (failed): it writes
+   * nothing more of the model's output — what arrived since its last flush is dropped — and its
+   * record ends failed here too.
+   */
+  abandon(message: string): void {
+    if (this.ended) return;
+    this.stopReason ??= message;
+    this.generation?.abort();
+    this.clearFlush();
+    this.finish('failed', { code: 'internal', message });
+  }
+
   /** A file the turn writes was deleted: its patch streams stop writing there. */
   fileDeleted(fileId: string): void {
     if (this.cursorFile === fileId) this.cursorFile = null;
