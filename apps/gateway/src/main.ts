@@ -13,6 +13,7 @@ import { createProviders, describeProviderConfig, loadProviderConfig, ProviderCo
 import { NodeDisk } from './project/Disk';
 import { FolderSync } from './project/FolderSync';
 import { demoWorkspaceFiles } from './seed/demoWorkspace';
+import { clusterReadiness } from './cluster/clusterReadiness';
 import { RedisBus } from './cluster/RedisBus';
 import { RedisLimits } from './cluster/RedisLimits';
 import { generateId } from './core/linkTokens';
@@ -203,18 +204,19 @@ async function openFolder(folder: string): Promise<{ sync: FolderSync; release()
 
 /**
  * Alone, the gateway is ready while its fast route is usable. In a cluster every gateway shares
- * the providers (an outage would take them all out of the balancer): it is ready while it hears
- * the other gateways; the routes are reported, not required.
+ * the providers (an outage would take them all out of the balancer): it is ready while
+ * PostgreSQL and Redis answer (`clusterReadiness`); the routes are reported, not required.
  */
-function readinessView(): Readiness & { cluster?: { gateway: string; connected: boolean; gateways: number } } {
-  const view = readiness(models.router);
-  if (!bus) return view;
-  return { ...view, ready: bus.connected, cluster: { gateway: gatewayId, connected: bus.connected, gateways: bus.aliveGateways() } };
+function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
+  if (!bus || !(store instanceof PostgresStore)) return readiness(models.router);
+  const pg = store;
+  const deps = { bus, pingStore: () => pg.ping(), routes: () => readiness(models.router), timeoutMs: 1_500 };
+  return clusterReadiness(deps, query.get('redis') === 'optional');
 }
 
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: () => readinessView() });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, readiness: readinessView });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {

@@ -224,6 +224,25 @@ export class RedisBus implements ClusterBus {
     });
   }
 
+  /**
+   * How long a PING takes on both connections (the slower), or null when either is down or does
+   * not answer within `timeoutMs` — a paused or overloaded Redis carries no edits either.
+   */
+  async roundTripMs(timeoutMs: number): Promise<number | null> {
+    if (!this.connected) return null;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    try {
+      const answered = await Promise.race([Promise.all([this.pub.ping(), this.sub.ping()]).then(() => true), late]);
+      return answered ? performance.now() - started : null;
+    } catch {
+      return null; // the connection dropped while asking
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   get connected(): boolean {
     return !this.closed && this.pub.status === 'ready' && this.sub.status === 'ready';
   }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import type { FlintClient } from '@flint/client';
 import { CloseCode, type TurnInfo } from '@flint/protocol';
 import { createDatabase, FakeOpenAIServer, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
@@ -8,8 +9,8 @@ import { createWorkspace, GatewayProcesses, type GatewayProcess } from './gatewa
 
 /**
  * Real gateway processes on one PostgreSQL and one Redis, under the faults a cluster meets:
- * a subscription that drops as a revocation is announced, a gateway that freezes mid-turn
- * (issue 31).
+ * a subscription that drops as a revocation is announced, a gateway that freezes mid-turn, Redis
+ * paused and PostgreSQL stalled or stopped as a balancer checks readiness (issue 31).
  */
 let redis: RunningService;
 let postgres: RunningService;
@@ -30,10 +31,10 @@ afterAll(async () => {
   await Promise.all([redis?.stop(), postgres?.stop(), model?.close()]);
 });
 
-function newCluster(): GatewayProcesses {
+function newCluster(database: RunningService = postgres): GatewayProcesses {
   const name = `faults${databases++}`;
   const cluster = new GatewayProcesses({
-    FLINT_DATABASE_URL: createDatabase(postgres, name),
+    FLINT_DATABASE_URL: createDatabase(database, name),
     FLINT_REDIS_URL: redis.url,
     FLINT_REDIS_PREFIX: `${name}:`,
     FLINT_PROVIDER: 'openai-chat',
@@ -45,9 +46,16 @@ function newCluster(): GatewayProcesses {
   return cluster;
 }
 
-async function readyz(g: GatewayProcess): Promise<{ status: number; body: { ready: boolean; cluster?: { connected: boolean } } }> {
-  const res = await fetch(`${g.url}/readyz`);
-  return { status: res.status, body: (await res.json()) as { ready: boolean; cluster?: { connected: boolean } } };
+interface ReadyzBody {
+  ready: boolean;
+  degraded?: string[];
+  store?: { ok: boolean };
+  cluster?: { connected: boolean };
+}
+
+async function readyz(g: GatewayProcess, query = ''): Promise<{ status: number; body: ReadyzBody }> {
+  const res = await fetch(`${g.url}/readyz${query}`);
+  return { status: res.status, body: (await res.json()) as ReadyzBody };
 }
 
 describe('a cluster under faults', () => {
@@ -139,5 +147,41 @@ describe('a cluster under faults', () => {
     expect(lastLine(tb!.toString())).toBeLessThanOrEqual(shownAtFailure + 1);
     expect(tb!.toString()).not.toContain(`frozenLine${lines - 1}`);
     for (const c of [alice, bob]) c.destroy();
+  }, 120_000);
+
+  it('/readyz per dependency: 503 while Redis is paused (200, degraded, when Redis is optional) and while PostgreSQL is stalled or stopped; /healthz names the gateway throughout', async () => {
+    const database = await startPostgres(); // this test's own: it is stopped
+    try {
+      const cluster = newCluster(database);
+      const [g1, g2] = await Promise.all([cluster.start(), cluster.start()]);
+      expect(await readyz(g1!)).toMatchObject({ status: 200, body: { ready: true, degraded: [], store: { ok: true }, cluster: { connected: true } } });
+
+      // Redis paused (every client, 3 s): no edit crosses, so no gateway is ready to take a tab —
+      // unless none is, which is when the balancer asks with Redis optional.
+      await admin.call('CLIENT', 'PAUSE', '3000', 'ALL');
+      const [paused, alone] = await Promise.all([readyz(g1!), readyz(g2!, '?redis=optional')]);
+      expect(paused).toMatchObject({ status: 503, body: { ready: false, degraded: ['redis'], store: { ok: true }, cluster: { connected: false } } });
+      expect(alone).toMatchObject({ status: 200, body: { ready: true, degraded: ['redis'] } });
+      await until(async () => (await readyz(g1!)).status === 200, 'g1 ready once Redis answers again');
+
+      // PostgreSQL stalled: a new tab could not have its link checked.
+      // Each PostgreSQL backend is a process group of its own: stop the server and every backend.
+      const postgresProcesses = [database.pid, ...spawnSync('pgrep', ['-P', String(database.pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number)];
+      for (const pid of postgresProcesses) process.kill(pid, 'SIGSTOP');
+      try {
+        expect(await readyz(g1!, '?redis=optional')).toMatchObject({ status: 503, body: { ready: false, store: { ok: false }, cluster: { connected: true } } });
+        const health = await fetch(`${g1!.url}/healthz`);
+        expect({ status: health.status, body: await health.json() }).toMatchObject({ status: 200, body: { ok: true, gateway: g1!.id } });
+      } finally {
+        for (const pid of postgresProcesses) process.kill(pid, 'SIGCONT');
+      }
+      await until(async () => (await readyz(g1!)).status === 200, 'g1 ready once PostgreSQL answers again');
+
+      // PostgreSQL stopped.
+      await database.stop();
+      expect(await readyz(g2!)).toMatchObject({ status: 503, body: { ready: false, store: { ok: false } } });
+    } finally {
+      await database.stop();
+    }
   }, 120_000);
 });
