@@ -221,11 +221,16 @@ if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {
   // One of several gateways: workspaces are made through POST /workspaces, not seeded per process.
+  // Through the balancer, not this gateway: the link returned names the address the request
+  // came to (or FLINT_PUBLIC_URL), and a tab opened on one gateway's own address bypasses it.
   const auth = createToken ? ` -H 'authorization: Bearer <FLINT_CREATE_TOKEN>'` : '';
+  const curl = (origin: string) => `    curl -X POST -H 'content-type: application/json'${auth} -d '{"name":"My project","seed":"demo"}' ${origin}/api/workspaces\n`;
   console.log(
     `\n  Flint gateway ${gatewayId} is running at ${running.url} (cluster: PostgreSQL + Redis)\n` +
-      `  Create a workspace (any gateway of the cluster), then open the url it returns:\n` +
-      `    curl -X POST -H 'content-type: application/json'${auth} -d '{"name":"My project","seed":"demo"}' ${running.url}/api/workspaces\n`,
+      (publicUrl
+        ? `  Create a workspace through the load balancer, then open the url it returns:\n${curl(publicUrl)}`
+        : `  FLINT_PUBLIC_URL is not set: set it to the load balancer's address, so that the links gateways return name it.\n` +
+          `  Create a workspace through the load balancer, then open the url it returns:\n${curl('http://<load balancer>')}`),
   );
 } else {
   const demoUrl = demoOwnerLink(running.url);

@@ -63,6 +63,10 @@ describe('a cluster under faults', () => {
     const cluster = newCluster();
     const [g1, g2, g3] = await Promise.all([cluster.start(), cluster.start(), cluster.start()]);
     const { workspaceId, token } = await createWorkspace(g1!, 'Lost revocation', 'demo');
+    // Started without FLINT_PUBLIC_URL: it says to set it, and sends no one to its own address.
+    expect(g1!.output()).toContain('FLINT_PUBLIC_URL is not set');
+    expect(g1!.output()).toContain('http://<load balancer>/api/workspaces');
+    expect(g1!.output()).not.toContain(`${g1!.port}/api/workspaces`);
     const editor = await shareLink(g1!, workspaceId, token, 'editor');
     const alice = client(() => g1!, workspaceId, token);
     const bob = client(() => g2!, workspaceId, token);
@@ -71,6 +75,8 @@ describe('a cluster under faults', () => {
     const eve3 = client(() => g3!, workspaceId, editor.token);
     const idle3 = client(() => g3!, workspaceId, editor.token); // sends nothing after it opens
     const [ta, tb, tc, te2, te3] = await Promise.all([alice, bob, carol, eve2, eve3, idle3].map((c) => openFile(c, 'src/format.ts')));
+    // Each tab knows which gateway it landed on: the id that gateway's /healthz shows.
+    expect([alice, bob, carol].map((c) => (c.status.kind === 'open' ? c.status.gateway : null))).toEqual([g1!.id, g2!.id, g3!.id]);
     te2!.insert(0, '<eve2 before>');
     te3!.insert(0, '<eve3 before>');
     await until(() => ta!.toString().includes('<eve2 before>') && ta!.toString().includes('<eve3 before>'), 'the editor tabs writing through g2 and g3');

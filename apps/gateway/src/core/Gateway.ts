@@ -87,6 +87,7 @@ export class Gateway {
     const limits = options.limits ?? new LocalLimits(options.clock);
     const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
     this.ctx = {
+      gatewayId: this.cluster.gatewayId,
       clock: options.clock,
       config,
       metrics: this.metrics,

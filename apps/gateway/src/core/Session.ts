@@ -233,6 +233,7 @@ export class Session implements Connection, RoomSession {
       workspaceName: room.workspace.name,
       role: link.role,
       limits: config.limits,
+      gateway: this.ctx.gatewayId,
     });
     // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
     for (const turn of this.ctx.agent.activeTurns(room)) this.sendControl({ type: 'agent.turn', turn });
