@@ -188,7 +188,8 @@ export class Session implements Connection, RoomSession {
       }
     }
     try {
-      if (!this.ctx.links.stillValid(state.link.id)) return this.close(CloseCode.LinkRevoked, 'link revoked');
+      // Cursors write nothing, and are the most frequent frames: the check may read the store.
+      if (frame.channel !== Channel.Awareness && !this.ctx.links.stillValid(state.link.id)) return this.close(CloseCode.LinkRevoked, 'link revoked');
       if (frame.channel === Channel.Control) this.control(frame.message, state.room);
       else if (frame.channel === Channel.Sync) this.sync(frame.docId, frame.payload, state.room, state.link.role);
       else this.awareness(frame.docId, frame.payload, state.room);

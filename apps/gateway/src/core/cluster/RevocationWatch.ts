@@ -20,8 +20,9 @@ export interface RevocationWatchDeps {
  * sessions of that link would stay open and go on storing their edits. So:
  *
  * - while this gateway's bus connection is down, and until the store has been asked once after
- *   it came back, it may have missed one: every frame of a session is let through only once the
- *   store says its link is not revoked (`stillValid`, a read per frame while this lasts);
+ *   it came back, it may have missed one: every frame of a session but its cursors is let through
+ *   only once the store says its link is not revoked (`stillValid`, a read per frame while this
+ *   lasts);
  * - every `intervalMs` it asks the store which links of its open sessions are revoked (one
  *   query for all of them) and closes their sessions: a message lost without the connection
  *   dropping (the revoking gateway's publish failed) costs at most one interval.
