@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { FlintClient } from '@flint/client';
-import { CloseCode, type TurnInfo } from '@flint/protocol';
+import { CloseCode, readThread, type TurnInfo } from '@flint/protocol';
 import { createDatabase, FakeOpenAIServer, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,7 +115,7 @@ describe('a cluster under faults', () => {
     for (const c of [alice, bob, carol, eve2, eve3, idle3, reader]) c.destroy();
   }, 120_000);
 
-  it('a gateway frozen past the liveness timeout learns it was taken for gone: its turn ends failed there too and writes nothing more', async () => {
+  it('a gateway frozen past the liveness timeout learns it was taken for gone: its turns end failed there too and write nothing more', async () => {
     // About 19 s of answer: still streaming when g1 freezes, and long after it resumes.
     const lines = 200;
     model.respondWith({ text: Array.from({ length: lines }, (_, i) => `  frozenLine${i}();\n`).join(''), tokensPerSecond: 40, chunkChars: 5 });
@@ -130,13 +130,23 @@ describe('a cluster under faults', () => {
     const end = ta!.length;
     const prompted = await alice.prompt({ fileId: fileIdAt(alice, 'src/format.ts'), anchor: end - 30, head: end, instruction: 'rewrite' });
     expect(prompted.ok, JSON.stringify(prompted)).toBe(true);
-    await until(() => tb!.toString().includes('frozenLine2'), 'the turn on g1 writing to g2');
+    // And a thread turn, also on g1, answering with the same text.
+    const [threadA, threadB] = [alice, bob].map((c) => c.openThread());
+    await Promise.all([threadA!, threadB!].map((t) => t.whenSynced()));
+    const sent = await alice.threadSend({ text: 'Explain the project.' });
+    expect(sent.ok, JSON.stringify(sent)).toBe(true);
+    const threadTurnId = sent.ok ? sent.turnId : '';
+    const answerOn = (t: typeof threadB) => readThread(t!.doc).messages.filter((m) => m.kind === 'assistant' && m.turnId === threadTurnId).map((m) => m.text).join('');
+    await until(() => tb!.toString().includes('frozenLine2') && answerOn(threadB).includes('frozenLine2'), 'both turns on g1 writing to g2');
 
     process.kill(g1!.child.pid!, 'SIGSTOP');
     const failedOn = (c: FlintClient) => turns.get(c)?.find((t) => t.status === 'failed');
     await until(() => failedOn(bob) !== undefined, 'g2 taking g1 for gone and ending its turn', undefined, 30_000);
     const lastLine = (text: string) => Math.max(-1, ...[...text.matchAll(/frozenLine(\d+)/g)].map((m) => Number(m[1])));
+    const threadTurn = (t: typeof threadB) => readThread(t!.doc).turns.find((turn) => turn.turnId === threadTurnId);
+    await until(() => threadTurn(threadB)?.status === 'failed', 'g2 ending the thread turn of g1');
     const shownAtFailure = lastLine(tb!.toString());
+    const answeredAtFailure = lastLine(answerOn(threadB));
     process.kill(g1!.child.pid!, 'SIGCONT');
 
     // g1 finds it was taken for gone: the turn ends there too, and g1 rejoins.
@@ -152,6 +162,9 @@ describe('a cluster under faults', () => {
     await until(() => ta!.toString() === tb!.toString() && ta!.toString().includes('bob after') && tb!.toString().includes('alice after'), 'g1 and g2 converging');
     expect(lastLine(tb!.toString())).toBeLessThanOrEqual(shownAtFailure + 1);
     expect(tb!.toString()).not.toContain(`frozenLine${lines - 1}`);
+    // The thread turn too: failed on both, its answer no longer than when g2 ended it.
+    await until(() => threadTurn(threadA)?.status === 'failed' && answerOn(threadA) === answerOn(threadB), 'the thread agreeing on g1 and g2');
+    expect(lastLine(answerOn(threadB))).toBeLessThanOrEqual(answeredAtFailure + 1);
     for (const c of [alice, bob]) c.destroy();
   }, 120_000);
 

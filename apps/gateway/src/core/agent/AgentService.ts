@@ -66,7 +66,7 @@ export class AgentService {
     private readonly limits: SharedLimits,
     private readonly log: Log,
     /** Whether this gateway may still write: in a cluster, while the others count it in. */
-    private readonly mayWrite: () => boolean = () => true,
+    readonly mayWrite: () => boolean = () => true,
   ) {}
 
   /** A prompt answers once it is admitted (the limits may live in another process); the rest at once. */
