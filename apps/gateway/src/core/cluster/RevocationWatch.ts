@@ -28,7 +28,6 @@ export interface RevocationWatchDeps {
  *   dropping (the revoking gateway's publish failed) costs at most one interval.
  */
 export class RevocationWatch {
-  private readonly revoked = new Set<string>();
   private timer: TimerHandle | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
@@ -49,18 +48,19 @@ export class RevocationWatch {
     this.timer = null;
   }
 
-  /** A link announced revoked, or found so: its sessions here are closed. */
+  /**
+   * A link announced revoked, or found so: its sessions here are closed. Nothing is remembered:
+   * a session that opens later has its link checked in the store.
+   */
   revokedHere(linkId: string): void {
-    this.revoked.add(linkId);
     this.deps.closeLink(linkId);
   }
 
   /**
-   * Whether a session of this link may go on. Answered from memory, except while an
-   * announcement may have been lost: then from the store (it throws StoreError if that fails).
+   * Whether a session of this link may go on: yes, unless an announcement may have been lost
+   * and the store says it is revoked (a read; it throws StoreError if the store fails).
    */
   stillValid(linkId: string): boolean {
-    if (this.revoked.has(linkId)) return false;
     if (!this.suspect) return true;
     if (this.deps.store.getLink(linkId)?.revokedAt === null) return true;
     this.revokedHere(linkId);
