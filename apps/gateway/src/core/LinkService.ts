@@ -53,8 +53,9 @@ export class LinkService {
   }
 
   /**
-   * Whether the sessions a link opened may go on: false once it is known revoked, here or on
-   * another gateway (the gateway's `RevocationWatch` answers; it may read the store).
+   * Whether the sessions a link opened may go on. A revocation closes them when it is announced;
+   * this answers for the time an announcement may have been lost (the gateway's
+   * `RevocationWatch`, which may read the store).
    */
   stillValid(linkId: string): boolean {
     return this.validity(linkId);
