@@ -13,6 +13,7 @@ import { createProviders, describeProviderConfig, loadProviderConfig, ProviderCo
 import { NodeDisk } from './project/Disk';
 import { FolderSync } from './project/FolderSync';
 import { demoWorkspaceFiles } from './seed/demoWorkspace';
+import { clusterReadiness } from './cluster/clusterReadiness';
 import { RedisBus } from './cluster/RedisBus';
 import { RedisLimits } from './cluster/RedisLimits';
 import { generateId } from './core/linkTokens';
@@ -204,28 +205,34 @@ async function openFolder(folder: string): Promise<{ sync: FolderSync; release()
 
 /**
  * Alone, the gateway is ready while its fast route is usable. In a cluster every gateway shares
- * the providers (an outage would take them all out of the balancer): it is ready while it hears
- * the other gateways; the routes are reported, not required.
+ * the providers (an outage would take them all out of the balancer): it is ready while
+ * PostgreSQL and Redis answer (`clusterReadiness`); the routes are reported, not required.
  */
-function readinessView(): Readiness & { cluster?: { gateway: string; connected: boolean; gateways: number } } {
-  const view = readiness(models.router);
-  if (!bus) return view;
-  return { ...view, ready: bus.connected, cluster: { gateway: gatewayId, connected: bus.connected, gateways: bus.aliveGateways() } };
+function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
+  if (!bus || !(store instanceof PostgresStore)) return readiness(models.router);
+  const pg = store;
+  const deps = { bus, pingStore: () => pg.ping(), routes: () => readiness(models.router), timeoutMs: 1_500 };
+  return clusterReadiness(deps, query.get('redis') === 'optional');
 }
 
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: () => readinessView() });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {
   // One of several gateways: workspaces are made through POST /workspaces, not seeded per process.
+  // Through the balancer, not this gateway: the link returned names the address the request
+  // came to (or FLINT_PUBLIC_URL), and a tab opened on one gateway's own address bypasses it.
   const auth = createToken ? ` -H 'authorization: Bearer <FLINT_CREATE_TOKEN>'` : '';
+  const curl = (origin: string) => `    curl -X POST -H 'content-type: application/json'${auth} -d '{"name":"My project","seed":"demo"}' ${origin}/api/workspaces\n`;
   console.log(
     `\n  Flint gateway ${gatewayId} is running at ${running.url} (cluster: PostgreSQL + Redis)\n` +
-      `  Create a workspace (any gateway of the cluster), then open the url it returns:\n` +
-      `    curl -X POST -H 'content-type: application/json'${auth} -d '{"name":"My project","seed":"demo"}' ${running.url}/api/workspaces\n`,
+      (publicUrl
+        ? `  Create a workspace through the load balancer, then open the url it returns:\n${curl(publicUrl)}`
+        : `  FLINT_PUBLIC_URL is not set: set it to the load balancer's address, so that the links gateways return name it.\n` +
+          `  Create a workspace through the load balancer, then open the url it returns:\n${curl('http://<load balancer>')}`),
   );
 } else {
   const demoUrl = demoOwnerLink(running.url);

@@ -39,7 +39,7 @@ import { defaultTimers, OPEN, type Timers, type WebSocketLike } from './WebSocke
 
 export type ConnectionStatus =
   | { kind: 'connecting'; attempt: number }
-  | { kind: 'open'; role: Role; sessionId: string; workspaceName: string }
+  | { kind: 'open'; role: Role; sessionId: string; workspaceName: string; gateway?: string }
   /** Closed for good: the gateway refused this link. `message` is for the user. */
   | { kind: 'closed'; code: number; message: string };
 
@@ -351,6 +351,7 @@ export class FlintClient {
           role: message.role,
           sessionId: message.sessionId,
           workspaceName: message.workspaceName,
+          ...(message.gateway ? { gateway: message.gateway } : {}),
         });
         for (const handle of this.docs.values()) this.startSync(handle);
         this.schedulePing(0);

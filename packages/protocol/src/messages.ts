@@ -137,6 +137,8 @@ export type ServerMessage =
       workspaceName: string;
       role: Role;
       limits: Limits;
+      /** The gateway serving this session (its id in /healthz): which one a tab landed on in a cluster. */
+      gateway?: string;
     }
   | { type: 'pong'; sentAt: number }
   /** The doc does not exist (any more): a deleted file, or a wrong id. */

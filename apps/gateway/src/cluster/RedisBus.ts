@@ -16,6 +16,14 @@ export interface RedisBusOptions {
 }
 
 
+/** Renews a registration if it still holds this generation: 1, or 0 when it lapsed. */
+const renewScript = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`;
+
 /**
  * Gateways joined by Redis pub/sub (decision 0024): one channel per workspace, followed while
  * its room is loaded here, and one for the whole cluster (revocations, heartbeats). Messages are
@@ -37,6 +45,11 @@ export class RedisBus implements ClusterBus {
   private listener: ClusterListener | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** This run's registration: renewed by each heartbeat, a new one after it lapsed. */
+  private generation = 0;
+  private registered = false;
+  /** When the last renewal Redis confirmed was sent (this gateway's clock). */
+  private renewedAt = 0;
 
   constructor(private readonly options: RedisBusOptions) {
     this.gatewayId = options.gatewayId;
@@ -63,6 +76,11 @@ export class RedisBus implements ClusterBus {
     return `${this.prefix}gateways`;
   }
 
+  /** A gateway's registration: its generation, expiring `livenessMs` after the last renewal. */
+  private registrationKey(gatewayId: string): string {
+    return `${this.prefix}gateway:${gatewayId}`;
+  }
+
   async start(listener: ClusterListener): Promise<void> {
     this.listener = listener;
     await Promise.all([this.pub.connect(), this.sub.connect()]);
@@ -70,23 +88,79 @@ export class RedisBus implements ClusterBus {
     await this.sub.subscribe(this.clusterChannel);
     // After a lost connection ioredis subscribes again; what was published meanwhile is missed.
     this.sub.on('ready', () => void this.resubscribed());
+    this.sub.on('close', () => {
+      if (!this.closed) this.listener?.interrupted();
+    });
     const now = Date.now();
     const alive = await this.pub.zrangebyscore(this.gatewaysKey, now - this.livenessMs, '+inf');
     for (const id of alive) if (id !== this.gatewayId) this.peers.set(id, now);
+    await this.register();
     await this.heartbeat();
-    this.timer = setInterval(() => void this.heartbeat().then(() => this.expirePeers()), this.heartbeatMs);
+    this.timer = setInterval(() => {
+      this.heartbeat()
+        .then(() => this.expirePeers())
+        .catch((error: unknown) => this.options.log('error', 'the cluster heartbeat failed', { error: String(error) }));
+    }, this.heartbeatMs);
     this.timer.unref();
   }
 
   private async resubscribed(): Promise<void> {
-    if (this.closed || this.followed.size === 0) return;
-    await this.sub.subscribe(...[...this.followed].map((id) => this.channelOf(id)));
+    if (this.closed) return;
+    try {
+      // ioredis subscribes again on its own; once these answer, its subscriptions are live too.
+      await this.sub.subscribe(this.clusterChannel, ...[...this.followed].map((id) => this.channelOf(id)));
+    } catch (error) {
+      this.options.log('warn', 'redis subscribe failed', { error: String(error) });
+      return; // the connection dropped again: the next 'ready' comes back here
+    }
+    this.listener?.resumed();
     for (const workspaceId of this.followed) this.listener?.following(workspaceId);
+  }
+
+  /**
+   * Fencing (issue 31): the others take a gateway for gone once its registration expired, and
+   * then end its turns. A gateway that could not renew it in time — it froze (SIGSTOP, a swap
+   * storm), or lost Redis — learns so here, on its own clock before it says anything, or from
+   * Redis (the key is gone or holds another generation): its turns end (`fenced`) before it
+   * registers again and rejoins.
+   */
+  get member(): boolean {
+    return this.registered && Date.now() - this.renewedAt <= this.livenessMs;
+  }
+
+  private async register(): Promise<void> {
+    const sentAt = Date.now();
+    const generation = ++this.generation;
+    await this.pub.set(this.registrationKey(this.gatewayId), String(generation), 'PX', this.livenessMs);
+    if (generation !== this.generation) return;
+    this.registered = true;
+    this.renewedAt = sentAt;
+  }
+
+  private lapse(why: string): void {
+    if (!this.registered) return;
+    this.registered = false;
+    this.options.log('warn', 'this gateway was taken for gone: its registration lapsed', { why });
+    this.listener?.fenced();
+  }
+
+  /** Renews the registration if it is still this run's; false when it lapsed. */
+  private async renew(): Promise<boolean> {
+    const sentAt = Date.now();
+    const generation = this.generation;
+    const kept = await this.pub.eval(renewScript, 1, this.registrationKey(this.gatewayId), String(generation), String(this.livenessMs));
+    if (kept !== 1) return false;
+    if (generation === this.generation && this.registered) this.renewedAt = Math.max(this.renewedAt, sentAt);
+    return true;
   }
 
   private async heartbeat(): Promise<void> {
     if (this.closed) return;
+    // Past the liveness timeout since the last renewal: the key has expired, whatever Redis says later.
+    if (this.registered && Date.now() - this.renewedAt > this.livenessMs) this.lapse('not renewed within the liveness timeout');
     try {
+      if (this.registered && !(await this.renew())) this.lapse('the registration is gone from Redis');
+      if (!this.registered) await this.register();
       const now = Date.now();
       await this.pub.zadd(this.gatewaysKey, now, this.gatewayId);
       // Gateways killed without a goodbye leave their last heartbeat behind: an hour is plenty.
@@ -97,13 +171,27 @@ export class RedisBus implements ClusterBus {
     }
   }
 
-  private expirePeers(): void {
+  /**
+   * A gateway silent past the liveness timeout is gone once its registration has expired too (it
+   * ends its own turns when it finds that). One still registered is alive: its heartbeats are
+   * what is late. If Redis cannot say, silence decides.
+   */
+  private async expirePeers(): Promise<void> {
     const oldest = Date.now() - this.livenessMs;
-    for (const [id, seen] of [...this.peers]) {
-      if (seen >= oldest) continue;
+    const silent = [...this.peers].filter(([, seen]) => seen < oldest).map(([id]) => id);
+    if (silent.length === 0) return;
+    let registered: Array<string | null> = silent.map(() => null);
+    try {
+      registered = await this.pub.mget(silent.map((id) => this.registrationKey(id)));
+    } catch (error) {
+      this.options.log('warn', 'redis: could not read the registrations of silent gateways', { error: String(error) });
+    }
+    silent.forEach((id, i) => {
+      if (!this.peers.has(id)) return; // heard from meanwhile, or said goodbye
+      if (registered[i] !== null) return void this.peers.set(id, Date.now());
       this.peers.delete(id);
       this.listener?.gatewayGone(id);
-    }
+    });
   }
 
   follow(workspaceId: string): void {
@@ -136,6 +224,25 @@ export class RedisBus implements ClusterBus {
     });
   }
 
+  /**
+   * How long a PING takes on both connections (the slower), or null when either is down or does
+   * not answer within `timeoutMs` — a paused or overloaded Redis carries no edits either.
+   */
+  async roundTripMs(timeoutMs: number): Promise<number | null> {
+    if (!this.connected) return null;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    try {
+      const answered = await Promise.race([Promise.all([this.pub.ping(), this.sub.ping()]).then(() => true), late]);
+      return answered ? performance.now() - started : null;
+    } catch {
+      return null; // the connection dropped while asking
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   get connected(): boolean {
     return !this.closed && this.pub.status === 'ready' && this.sub.status === 'ready';
   }
@@ -163,6 +270,7 @@ export class RedisBus implements ClusterBus {
     try {
       await this.pub.publish(this.clusterChannel, this.encode({ kind: 'bye' }));
       await this.pub.zrem(this.gatewaysKey, this.gatewayId);
+      await this.pub.del(this.registrationKey(this.gatewayId));
     } catch {
       // Redis is gone: the others notice the silence instead.
     }

@@ -1,9 +1,9 @@
-import { FlintClient, type WebSocketLike } from '@flint/client';
-import { CloseCode, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry, type TurnInfo } from '@flint/protocol';
+import type { FlintClient } from '@flint/client';
+import { CloseCode, FILE_TEXT_KEY, readThread, type TurnInfo } from '@flint/protocol';
 import { agentChars, createDatabase, FakeOpenAIServer, int, isDeleted, peopleText, propertyConfig, seededRandom, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import * as Y from 'yjs';
+import type * as Y from 'yjs';
+import { client, fileIdAt, openFile, until } from './clusterTesting';
 import { createWorkspace, GatewayProcesses, type GatewayProcess } from './gatewayProcesses';
 
 /**
@@ -43,41 +43,6 @@ function newCluster(): GatewayProcesses {
   });
   clusters.push(cluster);
   return cluster;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, debug?: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${debug ? `\n${debug()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/**
- * A client that connects, like a browser behind a load balancer, to whichever gateway `pick`
- * names at each (re)connection.
- */
-function client(pick: () => GatewayProcess, workspaceId: string, token: string): FlintClient {
-  return new FlintClient({
-    url: 'ws://balanced/ws',
-    workspaceId,
-    token,
-    minBackoffMs: 20,
-    maxBackoffMs: 200,
-    createSocket: () => new WebSocket(`ws://127.0.0.1:${pick().port}/ws`) as unknown as WebSocketLike,
-  });
-}
-
-function fileIdAt(c: FlintClient, path: string): string {
-  const entry = c.index.doc.getMap<IndexEntry>(INDEX_ENTRIES_KEY).get(path);
-  return entry?.kind === 'file' ? entry.fileId : '';
-}
-
-async function openFile(c: FlintClient, path: string): Promise<Y.Text> {
-  await until(() => fileIdAt(c, path) !== '', `${path} in the tree`);
-  const handle = c.openDoc(fileIdAt(c, path));
-  await handle.whenSynced();
-  return handle.doc.getText(FILE_TEXT_KEY);
 }
 
 describe('three gateways on PostgreSQL and Redis', () => {

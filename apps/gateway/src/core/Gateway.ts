@@ -17,6 +17,7 @@ import type { Room } from './Room';
 import { RoomRegistry } from './RoomRegistry';
 import { SoloBus, type ClusterBus } from './cluster/ClusterBus';
 import { ClusterNode } from './cluster/ClusterNode';
+import { RevocationWatch } from './cluster/RevocationWatch';
 import { Session } from './Session';
 import type * as Y from 'yjs';
 
@@ -59,17 +60,30 @@ export class Gateway {
   private waitingBytes = 0;
   private readonly store: Store;
   private readonly ctx: GatewayContext;
+  /** Revocations, including those whose announcement a cluster lost. */
+  private readonly revocations: RevocationWatch;
 
   constructor(options: GatewayOptions) {
     const config = { ...defaultConfig, ...options.config };
     this.store = options.store;
     this.links = new LinkService(options.store, options.clock);
     const log: Log = options.log ?? (() => {});
+    this.revocations = new RevocationWatch({
+      store: options.store,
+      clock: options.clock,
+      intervalMs: config.linkCheckIntervalMs,
+      openLinks: () => this.sessionsByLink.keys(),
+      closeLink: (linkId) => this.closeSessionsOf(linkId),
+      log,
+    });
+    // Alone, a revocation is never announced, so never lost: nothing to watch.
+    if (options.bus?.clustered) this.revocations.start();
+    this.links.checkValidity((linkId) => this.revocations.stillValid(linkId));
     this.cluster = new ClusterNode({
       bus: options.bus ?? new SoloBus(generateId('g')),
       loadedRoom: (workspaceId) => this.rooms.loaded(workspaceId),
       loadedRooms: () => this.rooms.all(),
-      closeLink: (linkId) => this.closeSessionsOf(linkId),
+      revocations: this.revocations,
       threadRequest: (room, request, linkId, author) => this.threadRequestFromCluster(room, request, linkId, author),
       metrics: this.metrics,
       log,
@@ -77,8 +91,9 @@ export class Gateway {
     });
     this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log, this.cluster);
     const limits = options.limits ?? new LocalLimits(options.clock);
-    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log);
+    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
     this.ctx = {
+      gatewayId: this.cluster.gatewayId,
       clock: options.clock,
       config,
       metrics: this.metrics,
@@ -228,7 +243,7 @@ export class Gateway {
   revokeLink(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
     const result = this.links.revoke(workspaceId, token, linkId);
     if (result.ok) {
-      this.closeSessionsOf(linkId);
+      this.revocations.revokedHere(linkId);
       this.cluster.announce({ kind: 'revoke', linkId });
     }
     return result;
@@ -243,6 +258,11 @@ export class Gateway {
    * is handled as if sent here, by the same link (its rate and budgets).
    */
   private threadRequestFromCluster(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void {
+    // The gateway that sent it may have missed the link's revocation (a lost announcement).
+    if (this.store.getLink(linkId)?.revokedAt !== null) {
+      this.ctx.log('info', 'a thread request from another gateway was refused: its link is revoked', { linkId });
+      return;
+    }
     const from = { sessionId: `cluster:${linkId}`, linkId, workspaceId: room.workspace.id, send: () => {} };
     void Promise.resolve(this.ctx.thread.handle(request, from, room, author)).then((result) => {
       if (!result.ok) this.ctx.log('info', 'a thread request from another gateway was refused', { code: result.code });
@@ -251,6 +271,7 @@ export class Gateway {
 
   /** Closes every session (clients will reconnect) and unloads rooms, compacting their docs. */
   shutdown(): void {
+    this.revocations.stop();
     for (const sessions of [...this.sessionsByLink.values()]) {
       for (const session of [...sessions]) session.close(CloseCode.GoingAway, 'gateway shutting down');
     }

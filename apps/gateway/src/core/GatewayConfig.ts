@@ -20,6 +20,11 @@ export interface GatewayConfig {
   sessions: SessionCaps;
   /** What uploads may leave a workspace's files holding in all, unless its owner sets another quota. */
   storageQuotaBytes: number;
+  /**
+   * In a cluster, how often a gateway asks the store whether the links of its open sessions were
+   * revoked: the longest a revocation whose announcement was lost leaves their sessions open.
+   */
+  linkCheckIntervalMs: number;
   agent: AgentConfig;
 }
 
@@ -67,6 +72,7 @@ export const defaultConfig: GatewayConfig = {
     snapshotStates: 256,
   },
   storageQuotaBytes: 100 * 1024 * 1024,
+  linkCheckIntervalMs: 2_000,
   agent: {
     flushIntervalMs: 8,
     maxOutputTokens: 4096,

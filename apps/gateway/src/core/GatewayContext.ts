@@ -14,6 +14,8 @@ export type Log = (level: LogLevel, message: string, fields?: Record<string, unk
 
 /** What a session needs of the gateway, passed down instead of the whole Gateway. */
 export interface GatewayContext {
+  /** This gateway's id (its cluster id; alone, still its own). */
+  readonly gatewayId: string;
   readonly clock: Clock;
   readonly config: GatewayConfig;
   readonly metrics: Metrics;

@@ -21,6 +21,8 @@ const shareableBy: Record<Role, readonly Role[]> = {
 
 /** Links are capabilities: a token opens one workspace with one role until revoked or expired. */
 export class LinkService {
+  private validity: (linkId: string) => boolean = () => true;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -48,6 +50,19 @@ export class LinkService {
       return { ok: false, closeCode: CloseCode.LinkExpired, message: 'link expired' };
     }
     return { ok: true, link };
+  }
+
+  /**
+   * Whether the sessions a link opened may go on. A revocation closes them when it is announced;
+   * this answers for the time an announcement may have been lost (the gateway's
+   * `RevocationWatch`, which may read the store).
+   */
+  stillValid(linkId: string): boolean {
+    return this.validity(linkId);
+  }
+
+  checkValidity(validity: (linkId: string) => boolean): void {
+    this.validity = validity;
   }
 
   create(workspaceId: string, role: Role, label: string, expiresInMs: number | null): CreatedLink {

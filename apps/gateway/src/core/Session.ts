@@ -191,6 +191,8 @@ export class Session implements Connection, RoomSession {
       }
     }
     try {
+      // Cursors write nothing, and are the most frequent frames: the check may read the store.
+      if (frame.channel !== Channel.Awareness && !this.ctx.links.stillValid(state.link.id)) return this.close(CloseCode.LinkRevoked, 'link revoked');
       if (frame.channel === Channel.Control) this.control(frame.message, state.room);
       else if (frame.channel === Channel.Sync) this.sync(frame.docId, frame.payload, state.room, state.link.role);
       else this.awareness(frame.docId, frame.payload, state.room);
@@ -237,6 +239,7 @@ export class Session implements Connection, RoomSession {
       workspaceName: room.workspace.name,
       role: link.role,
       limits: config.limits,
+      gateway: this.ctx.gatewayId,
     });
     // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
     for (const turn of this.ctx.agent.activeTurns(room)) this.sendControl({ type: 'agent.turn', turn });

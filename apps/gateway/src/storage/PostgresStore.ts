@@ -50,8 +50,8 @@ export class PostgresStore implements Store {
   private readonly timeoutMs: number;
   private readonly where: string;
   private lastId = 0;
-  /** Appends posted and not answered yet, by id. */
-  private readonly pending = new Map<number, { op: string; resolve(): void; reject(error: Error): void }>();
+  /** Appends and other calls that do not block, posted and not answered yet, by id. */
+  private readonly pending = new Map<number, { op: string; resolve(value: unknown): void; reject(error: Error): void }>();
   private closed = false;
   private workerFailure: Error | null = null;
 
@@ -124,17 +124,34 @@ export class PostgresStore implements Store {
     this.call('revokeLink', [id, revokedAt]);
   }
 
+  /** Does not block: the gateway asks in the background (see Store). */
+  revokedLinks(ids: readonly string[]): Promise<string[]> {
+    return this.callLater('revokedLinks', [[...ids]]) as Promise<string[]>;
+  }
+
+  /**
+   * Resolves once PostgreSQL answers a trivial query, after every call posted before it: what
+   * `/readyz` asks (a stalled append queue or server shows as a ping that does not come back).
+   */
+  async ping(): Promise<void> {
+    await this.callLater('ping', []);
+  }
+
   /**
    * Does not wait: the update is stored when the promise resolves (appends posted back to back
    * share one statement and one commit). Calls after it see it: the worker answers in order.
    */
   appendUpdate(docKey: string, update: Uint8Array): Promise<void> {
-    const op = 'appendUpdate';
+    return this.callLater('appendUpdate', [docKey, ownBuffer(update)]) as Promise<void>;
+  }
+
+  /** A call that does not block the thread: its reply settles the promise. */
+  private callLater(op: string, args: unknown[]): Promise<unknown> {
     const failure = this.unusable(op);
     if (failure) return Promise.reject(failure);
     const id = ++this.lastId;
-    this.port.postMessage({ id, op, args: [docKey, ownBuffer(update)] });
-    return new Promise((resolve, reject) => this.pending.set(id, { op, resolve: () => resolve(), reject }));
+    this.port.postMessage({ id, op, args });
+    return new Promise((resolve, reject) => this.pending.set(id, { op, resolve, reject }));
   }
 
   loadDoc(docKey: string): StoredDoc {
@@ -190,7 +207,7 @@ export class PostgresStore implements Store {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return false;
     this.pending.delete(reply.id);
-    if (reply.ok) waiting.resolve();
+    if (reply.ok) waiting.resolve(reply.value);
     else waiting.reject(new PostgresStoreError(waiting.op, 'failed', `PostgresStore.${waiting.op} failed: ${reply.message} (PostgreSQL at ${this.where})`, reply.code));
     return true;
   }

@@ -108,6 +108,7 @@ export class SqliteStore implements Store {
       linkById: db.prepare('SELECT * FROM links WHERE id = ?'),
       linksByWorkspace: db.prepare('SELECT * FROM links WHERE workspace_id = ? ORDER BY created_at, id'),
       revokeLink: db.prepare('UPDATE links SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      revokedLinks: db.prepare('SELECT id FROM links WHERE revoked_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))'),
       appendUpdate: db.prepare('INSERT INTO doc_updates (doc_key, data) VALUES (?, ?)'),
       loadDoc: db.prepare('SELECT data FROM doc_updates WHERE doc_key = ? ORDER BY seq'),
       deleteDoc: db.prepare('DELETE FROM doc_updates WHERE doc_key = ?'),
@@ -152,6 +153,11 @@ export class SqliteStore implements Store {
 
   revokeLink(id: string, revokedAt: number): void {
     this.statements.revokeLink.run(revokedAt, id);
+  }
+
+  revokedLinks(ids: readonly string[]): string[] {
+    if (ids.length === 0) return [];
+    return (this.statements.revokedLinks.all(JSON.stringify(ids)) as Array<{ id: string }>).map((row) => row.id);
   }
 
   appendUpdate(docKey: string, update: Uint8Array): void {

@@ -104,6 +104,19 @@ describe.each(implementations)('Store contract: %s', (_name, make) => {
     expect(store.getLink('l2')?.revokedAt).toBe(10);
   });
 
+  it('says which of some links are revoked, in one question', async () => {
+    const { store } = make();
+    store.createWorkspace({ id: 'w1', name: 'One', createdAt: 5 });
+    store.createLink(link());
+    store.createLink(link({ id: 'l2', tokenHash: 'cd'.repeat(32) }));
+    store.createLink(link({ id: 'l3', tokenHash: 'ef'.repeat(32) }));
+    expect(await store.revokedLinks(['l1', 'l2'])).toEqual([]);
+    store.revokeLink('l2', 10);
+    store.revokeLink('l3', 10);
+    expect(await store.revokedLinks(['l1', 'l2', 'gone'])).toEqual(['l2']);
+    expect(await store.revokedLinks([])).toEqual([]);
+  });
+
   it('appends, loads, compacts and deletes document updates in order', () => {
     const { store, reopen } = make();
     const { doc, insert } = editor();

@@ -53,6 +53,12 @@ export interface Store {
   getLink(id: string): LinkRecord | null;
   listLinks(workspaceId: string): LinkRecord[];
   revokeLink(id: string, revokedAt: number): void;
+  /**
+   * Which of these links are revoked now. May answer later (a networked store): a gateway of a
+   * cluster asks in the background, every few seconds, for the links of its open sessions, so
+   * a revocation holds even when the message announcing it was lost (DESIGN §11.5).
+   */
+  revokedLinks(ids: readonly string[]): string[] | Promise<string[]>;
 
   /**
    * Appends one update to a document ("workspaceId/docId"). Durable when it returns, or, when it

@@ -142,6 +142,9 @@ const ops = {
   listLinks: async (db, workspaceId) =>
     (await db.query('SELECT * FROM links WHERE workspace_id = $1 ORDER BY created_at, id', [workspaceId])).rows.map(toLink),
   revokeLink: (db, id, at) => run(db, 'UPDATE links SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]),
+  revokedLinks: async (db, ids) =>
+    (await db.query({ name: 'revoked_links', text: 'SELECT id FROM links WHERE id = ANY($1::text[]) AND revoked_at IS NOT NULL', values: [ids] })).rows.map((row) => row.id),
+  ping: (db) => run(db, 'SELECT 1'),
   appendUpdate: async (db, docKey, update) => {
     await append(db, docKey, update);
   },

@@ -24,8 +24,11 @@ export interface ServerOptions {
   /** When set, creating a workspace over REST needs it as a Bearer token (`FLINT_CREATE_TOKEN`). */
   createToken?: string | null;
   log: Log;
-  /** What `/readyz` reports: the core's `readiness` of the gateway's routes. Unset: no models. */
-  readiness?: () => Readiness;
+  /**
+   * What `/readyz` reports: the core's `readiness` of the gateway's routes (unset: no models),
+   * or in a cluster its dependencies too; given the request's query (`?redis=optional`).
+   */
+  readiness?: (query: URLSearchParams) => Readiness | Promise<Readiness>;
   /** The folder projects this gateway serves (issue 24), for the project REST routes. Unset: none. */
   projects?: ProjectRegistry;
   /**
@@ -139,9 +142,18 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     }
     // Liveness above, readiness here: a balancer takes the gateway out while its fast route is refused.
     if (path.raw === '/readyz') {
-      const view = (options.readiness ?? noReadiness)();
-      res.writeHead(view.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify(view));
+      const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
+      Promise.resolve((options.readiness ?? noReadiness)(query)).then(
+        (view) => {
+          res.writeHead(view.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          res.end(JSON.stringify(view));
+        },
+        (error: unknown) => {
+          log('error', 'readiness check failed', { error: String(error) });
+          res.writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          res.end(JSON.stringify({ ready: false, error: 'The readiness check failed; see the gateway log.' }));
+        },
+      );
       return;
     }
     if (path.raw === '/metrics') {

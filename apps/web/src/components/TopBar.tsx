@@ -10,6 +10,8 @@ import { RoleBadge } from './RoleBadge';
 
 export function TopBar() {
   const workspaceName = useConnection((s) => s.workspaceName);
+  // In a cluster, which gateway this tab landed on (its id in that gateway's /healthz).
+  const gateway = useConnection((s) => (s.status.kind === 'open' ? (s.status.gateway ?? null) : null));
   const canShare = useConnection((s) => s.role !== null && s.role !== 'viewer' && s.status.kind !== 'closed');
   return (
     <header className="top-bar">
@@ -17,7 +19,7 @@ export function TopBar() {
         <span className="brand-mark">◆</span> Flint
       </a>
       <span className="top-sep">/</span>
-      <span className="workspace-name" data-testid="workspace-name">
+      <span className="workspace-name" data-testid="workspace-name" title={gateway ? `Served by gateway ${gateway}` : undefined}>
         {workspaceName ?? '…'}
       </span>
       <RoleBadge />

@@ -65,6 +65,8 @@ export class AgentService {
     /** Rates and spending, shared by every gateway of a cluster (`LocalLimits` when alone). */
     private readonly limits: SharedLimits,
     private readonly log: Log,
+    /** Whether this gateway may still write: in a cluster, while the others count it in. */
+    readonly mayWrite: () => boolean = () => true,
   ) {}
 
   /** A prompt answers once it is admitted (the limits may live in another process); the rest at once. */
@@ -160,6 +162,7 @@ export class AgentService {
       applier,
       clock: this.clock,
       flushIntervalMs: this.config.flushIntervalMs,
+      mayWrite: this.mayWrite,
       onChange: (snapshot) => {
         room.broadcastTurn(snapshot);
         cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.caret() : null, turn.provisional, cursor);

@@ -30,7 +30,16 @@ export interface TurnOptions {
   /** Called once with the tokens the turn used; returns false to stop the turn (budget spent). */
   onUsage(tokens: number): boolean;
   onEnd(info: TurnInfo): void;
+  /**
+   * Whether this gateway may still write (in a cluster: the others still count it in). Asked
+   * before each text the model sends: false ends the turn without it (`abandon`).
+   */
+  mayWrite?(): boolean;
 }
+
+/** What a turn says when its gateway finds the others took it for gone (frozen, or cut off). */
+export const gatewayLapsedMessage =
+  'The gateway running this turn stopped answering the others, which ended the turn. What it wrote before that is in the files for review.';
 
 /**
  * One generation streamed into a file. Text from the provider is buffered and applied once per
@@ -120,6 +129,7 @@ export class Turn {
     for await (const event of this.options.provider.stream(request, signal)) {
       if (this.ended || signal.aborted) return;
       if (event.type === 'text') {
+        if (this.options.mayWrite?.() === false) return this.abandon(gatewayLapsedMessage);
         if (this.firstTokenAt === null) {
           this.firstTokenAt = this.options.clock.now();
           this.info = { ...this.info, ttftMs: this.firstTokenAt - this.info.startedAt };
@@ -180,7 +190,9 @@ export class Turn {
 
   /** A flush, unless there is nothing to apply: an empty one would use up the leading edge. */
   private flushBuffered(): void {
-    if (!this.ended && this.buffer) this.flush(false);
+    if (this.ended || !this.buffer) return;
+    if (this.options.mayWrite?.() === false) return this.abandon(gatewayLapsedMessage);
+    this.flush(false);
   }
 
   private flush(final: boolean): void {
@@ -253,6 +265,25 @@ export class Turn {
     this.flushTimer = null;
     this.buffer = '';
     this.end('cancelled');
+  }
+
+  /**
+   * The others took this gateway for gone (it froze, or lost Redis past the liveness timeout)
+   * and showed the turn failed: it writes nothing more — what arrived since is dropped, not
+   * applied — closes its hunk for review and ends failed here too.
+   */
+  abandon(message: string): void {
+    if (this.ended) return;
+    this.generation?.abort();
+    if (this.flushTimer !== null) this.options.clock.clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.buffer = '';
+    try {
+      this.options.applier.finish();
+    } finally {
+      this.info = { ...this.info, error: { code: 'internal', message, retryAfterMs: null } };
+      this.end('failed');
+    }
   }
 
   /**

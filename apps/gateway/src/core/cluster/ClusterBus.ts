@@ -43,8 +43,21 @@ export interface ClusterListener {
    * after the connection to the bus came back): anything published before may have been missed.
    */
   following(workspaceId: string): void;
+  /** The connection to the bus dropped: until `resumed`, what the others publish is lost. */
+  interrupted(): void;
+  /**
+   * The connection to the bus came back (its subscriptions are live again): what was announced
+   * to the whole cluster meanwhile, a revocation included, may have been missed.
+   */
+  resumed(): void;
   /** A gateway stopped (shut down, or silent past the liveness timeout). */
   gatewayGone(gatewayId: string): void;
+  /**
+   * This gateway's registration lapsed (it froze, or could not reach the bus, past the liveness
+   * timeout): the others took it for gone and ended its turns. Called once, before it registers
+   * again; its turns must end here too.
+   */
+  fenced(): void;
 }
 
 /**
@@ -68,6 +81,11 @@ export interface ClusterBus {
   aliveGateways(): number;
   /** Whether this gateway hears the others now (its connection to the bus is up). */
   readonly connected: boolean;
+  /**
+   * Whether the others count this gateway in: it renewed its registration within the liveness
+   * timeout (alone: always). Its agent writes only while this holds.
+   */
+  readonly member: boolean;
   /** True for the first gateway to claim `key` within `ttlMs` (one of several does a chore). */
   claim(key: string, ttlMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -83,6 +101,7 @@ export class SoloBus implements ClusterBus {
   publish(): void {}
   announce(): void {}
   readonly connected = true;
+  readonly member = true;
   isAlive(gatewayId: string): boolean {
     return gatewayId === this.gatewayId;
   }

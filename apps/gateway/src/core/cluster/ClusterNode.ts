@@ -6,7 +6,9 @@ import { CLUSTER_ORIGIN, type DocCluster, type LiveDoc } from '../LiveDoc';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';
+import { gatewayLapsedMessage } from '../agent/Turn';
 import { ThreadLog } from '../thread/ThreadLog';
+import type { RevocationWatch } from './RevocationWatch';
 import type { ClusterBus, ClusterListener, ClusterMessage, RemoteAwarenessEntry, WorkspaceMessage } from './ClusterBus';
 
 /** Who owns, on this gateway, the cursors a session on another gateway set. */
@@ -19,8 +21,8 @@ export interface ClusterNodeDeps {
   /** A workspace's room if it is loaded here (never loads one). */
   loadedRoom(workspaceId: string): Room | null;
   loadedRooms(): Iterable<Room>;
-  /** Closes this gateway's sessions of a link (revoked on another gateway). */
-  closeLink(linkId: string): void;
+  /** Revocations announced, and missed while the bus was down (`RevocationWatch`). */
+  revocations: Pick<RevocationWatch, 'revokedHere' | 'interrupted' | 'resumed'>;
   /** Handles a thread message or Stop sent on another gateway for the turn running here. */
   threadRequest(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void;
   metrics: Metrics;
@@ -46,8 +48,14 @@ export class ClusterNode implements DocCluster, ClusterListener {
     metrics.describe('flint_cluster_gateways_gone_total', 'Gateways this one saw stop (a goodbye, or silent past the liveness timeout).');
     metrics.describe('flint_cluster_messages_dropped_total', 'Messages from other gateways that did not apply here, by kind.');
     metrics.gauge('flint_cluster_gateways', () => deps.bus.aliveGateways());
+    metrics.describe('flint_cluster_fenced_total', 'Times the others took this gateway for gone (it froze, or lost Redis past the liveness timeout) and it ended its turns before rejoining.');
     metrics.describe('flint_cluster_connected', 'Whether this gateway hears the others now (1) or not (0).');
     metrics.gauge('flint_cluster_connected', () => (deps.bus.connected ? 1 : 0));
+  }
+
+  /** Whether the others count this gateway in (alone: always): its agent writes only while they do. */
+  get member(): boolean {
+    return this.deps.bus.member;
   }
 
   /** Whether this gateway hears the others now (alone: always). */
@@ -190,7 +198,15 @@ export class ClusterNode implements DocCluster, ClusterListener {
   }
 
   cluster(_from: string, message: ClusterMessage): void {
-    if (message.kind === 'revoke') this.deps.closeLink(message.linkId);
+    if (message.kind === 'revoke') this.deps.revocations.revokedHere(message.linkId);
+  }
+
+  interrupted(): void {
+    this.deps.revocations.interrupted();
+  }
+
+  resumed(): void {
+    this.deps.revocations.resumed();
   }
 
   /** The subscription is live: what was published before it may be missing, so ask. */
@@ -222,6 +238,20 @@ export class ClusterNode implements DocCluster, ClusterListener {
     }
     for (const owner of owners) this.owners.delete(`${owner.gateway}\n${owner.linkId}`);
     void this.closeThreadTurns(gatewayId);
+  }
+
+  /**
+   * The others took this gateway for gone and showed its turns failed: they end here too, with
+   * nothing more written, before it rejoins — else a gateway that froze for a while would carry
+   * on writing into turns everyone else was told had stopped.
+   */
+  fenced(): void {
+    this.deps.log('warn', 'this gateway was taken for gone by the others: ending its turns before it rejoins');
+    this.deps.metrics.inc('flint_cluster_fenced_total');
+    for (const room of this.deps.loadedRooms()) {
+      for (const turn of [...room.turns.values()]) turn.abandon(gatewayLapsedMessage);
+      room.threadTurn?.abandon(gatewayLapsedMessage);
+    }
   }
 
   /** One gateway writes the thread's notice (the first to claim it), not every survivor. */

@@ -37,6 +37,8 @@ export class MemoryBus implements ClusterBus {
   readonly clustered = true;
   readonly followed = new Set<string>();
   listener: ClusterListener | null = null;
+  /** Whether this bus's connection is up: while it is down, everything sent to it is lost. */
+  private up = true;
 
   constructor(
     private readonly hub: MemoryHub,
@@ -63,7 +65,7 @@ export class MemoryBus implements ClusterBus {
     for (const bus of this.hub.buses) {
       if (bus === this) continue;
       this.hub.enqueue(() => {
-        if (!bus.followed.has(workspaceId) || this.hub.drop()) return;
+        if (!bus.up || !bus.followed.has(workspaceId) || this.hub.drop()) return;
         const { from, message: decoded } = decodeFrame(frame);
         bus.listener?.workspace(workspaceId, from, decoded as WorkspaceMessage);
       });
@@ -71,10 +73,26 @@ export class MemoryBus implements ClusterBus {
   }
 
   announce(message: ClusterMessage): void {
-    for (const bus of this.hub.buses) if (bus !== this) this.hub.enqueue(() => bus.listener?.cluster(this.gatewayId, message));
+    for (const bus of this.hub.buses) if (bus !== this) this.hub.enqueue(() => bus.up && bus.listener?.cluster(this.gatewayId, message));
+  }
+
+  /** The connection drops (a killed subscriber): what is sent to this gateway is lost until `reconnect`. */
+  disconnect(): void {
+    if (!this.up) return;
+    this.up = false;
+    this.listener?.interrupted();
+  }
+
+  /** The connection is back: the subscriptions are live again, as RedisBus reports them. */
+  reconnect(): void {
+    if (this.up) return;
+    this.up = true;
+    this.listener?.resumed();
+    for (const workspaceId of this.followed) this.listener?.following(workspaceId);
   }
 
   readonly connected = true;
+  readonly member = true;
 
   aliveGateways(): number {
     return this.hub.buses.size;

@@ -79,3 +79,95 @@ describe('two gateways over an unreliable bus', () => {
     );
   });
 });
+
+const revocationStep = fc.record({
+  client: fc.nat({ max: 3 }),
+  insert: fc.boolean(),
+  at: fc.nat({ max: 999 }),
+  deliver: fc.oneof(fc.constant(0), fc.constant(Infinity), fc.nat({ max: 6 })),
+  /** One gateway's bus connection drops (a killed subscriber) or comes back. */
+  disconnect: fc.option(fc.nat({ max: 1 }), { freq: 6 }),
+  reconnect: fc.option(fc.nat({ max: 1 }), { freq: 6 }),
+});
+
+const revocationScenario = fc.record({
+  placement: fc.tuple(fc.nat({ max: 1 }), fc.nat({ max: 1 }), fc.nat({ max: 1 }), fc.nat({ max: 1 })),
+  /** Which clients hold the editor link that gets revoked (the others: the owner's). */
+  editors: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean()),
+  dropRate: fc.constantFrom(0, 0.1, 0.4),
+  steps: fc.array(revocationStep, { minLength: 1, maxLength: 60 }),
+  revokeAt: fc.nat({ max: 59 }),
+  revokeOn: fc.nat({ max: 1 }),
+  seed: fc.integer(),
+});
+
+/** Lets the store questions the gateways asked in the background answer. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('a link revoked while the bus loses messages', () => {
+  it('writes nothing once revoked: what its tabs send after the revocation is stored nowhere, whichever gateway missed the announcement', async () => {
+    await fc.assert(
+      fc.asyncProperty(revocationScenario, async ({ placement, editors, dropRate, steps, revokeAt, revokeOn, seed }) => {
+        const hub = new MemoryHub();
+        let rng = seed >>> 0;
+        const random = () => ((rng = (Math.imul(rng, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+        hub.drop = () => random() < dropRate;
+        const store = new SqliteStore(':memory:');
+        const buses = [new MemoryBus(hub, 'g0'), new MemoryBus(hub, 'g1')];
+        const gateways = buses.map((bus) => new Harness(store, {}, undefined, undefined, () => bus));
+        gateways.forEach((h, i) => void buses[i]!.start(h.gateway.cluster));
+        const ws = gateways[0]!.gateway.createWorkspace('P', { 'a.ts': 'function a() {}\n' });
+        const shared = gateways[0]!.gateway.share(ws.workspaceId, ws.owner.token, { role: 'editor', label: 'Eve', expiresInMs: null });
+        if (!shared.ok) throw new Error(shared.message);
+        const clients = placement.map((g, i) => gateways[g]!.client(ws.workspaceId, editors[i] ? shared.value.token : ws.owner.token));
+        const flushAll = () => {
+          for (let round = 0; round < 50; round++) {
+            for (const h of gateways) h.flush();
+            if (hub.deliver() === 0) {
+              for (const h of gateways) h.flush();
+              if (hub.deliver() === 0) return;
+            }
+          }
+        };
+        flushAll();
+        const fileId = fileIdOf(clients[0]!, 'a.ts');
+        const texts = clients.map((c) => textOf(c, fileId));
+        flushAll();
+        let revoked = false;
+        for (const [i, s] of steps.entries()) {
+          if (s.disconnect !== null) buses[s.disconnect]!.disconnect();
+          if (s.reconnect !== null) buses[s.reconnect]!.reconnect();
+          await settle();
+          if (i === revokeAt) {
+            expect(gateways[revokeOn]!.gateway.revokeLink(ws.workspaceId, ws.owner.token, shared.value.link.id).ok).toBe(true);
+            revoked = true;
+            // Pub/sub is fast: a bus that is up hears the announcement now; one that is down never does.
+            hub.deliver();
+          }
+          const text = texts[s.client]!;
+          // What a revoked tab types is marked: it must reach no one and nowhere.
+          const char = revoked && editors[s.client] ? 'X' : 'ab{};'[s.at % 5]!;
+          if (s.insert || text.length === 0) text.insert(s.at % (text.length + 1), char);
+          else text.delete(s.at % text.length, 1);
+          for (const h of gateways) h.flush();
+          hub.deliver(s.deliver);
+          for (const h of gateways) h.flush();
+        }
+        hub.drop = () => false;
+        for (const bus of buses) bus.reconnect();
+        await settle();
+        flushAll();
+        for (const bus of buses) bus.listener?.following(ws.workspaceId);
+        flushAll();
+        const owners = texts.filter((_, i) => !editors[i]);
+        for (const text of owners) expect(text.toString()).toBe(owners[0]!.toString());
+        for (const text of owners) expect(text.toString()).not.toContain('X');
+        for (const h of gateways) expect(h.gateway.document(ws.workspaceId, fileId)!.getText(FILE_TEXT_KEY).toString()).not.toContain('X');
+        const fresh = new Harness(store);
+        expect(fresh.gateway.document(ws.workspaceId, fileId)!.getText(FILE_TEXT_KEY).toString()).not.toContain('X');
+        for (const c of clients) c.destroy();
+      }),
+      propertyParameters(60),
+    );
+  });
+});

@@ -235,6 +235,7 @@ export class ThreadService {
         const agentClient = this.agent.agentIn(live.doc).peer.clientId;
         cursors.set(fileId, this.agent.publishCursor(live, { model: routed.model, agentClient }, caret, pending, cursors.get(fileId)));
       },
+      mayWrite: this.agent.mayWrite,
       onEnd: (ended) => {
         if (room.threadTurn === turn) room.threadTurn = null;
         this.metrics.inc('flint_thread_turns_total', { status: ended.status, route: message.route });

@@ -1,5 +1,6 @@
 import type { ThreadAuthor, ThreadFileChange, ThreadTurnRecord } from '@flint/protocol';
 import { ProviderError, type ModelEvent, type ModelMessage, type ModelProvider, type ToolCall, type ToolSpec } from '../../models/ModelProvider';
+import { gatewayLapsedMessage } from '../agent/Turn';
 import type { Clock, TimerHandle } from '../Clock';
 import { PatchArgument, TextPatchSplitter } from './patchSources';
 import { PatchStream, type PatchTarget } from './PatchStream';
@@ -30,6 +31,8 @@ export interface ThreadTurnOptions {
   /** Where the agent writes: its cursor in `fileId` (null: nowhere any more), with the text not committed yet. */
   cursor(fileId: string | null, caret: Record<string, unknown> | null, pending: string): void;
   onEnd(record: ThreadTurnRecord): void;
+  /** Whether this gateway may still write (in a cluster: the others still count it in); see `abandon`. */
+  mayWrite?(): boolean;
 }
 
 interface CallState {
@@ -126,6 +129,19 @@ export class ThreadTurn {
     this.finish('cancelled', null);
   }
 
+  /**
+   * The others took this gateway for gone and ended the turn in the thread (failed): it writes
+   * nothing more of the model's output — what arrived since its last flush is dropped — and its
+   * record ends failed here too.
+   */
+  abandon(message: string): void {
+    if (this.ended) return;
+    this.stopReason ??= message;
+    this.generation?.abort();
+    this.clearFlush();
+    this.finish('failed', { code: 'internal', message });
+  }
+
   /** A file the turn writes was deleted: its patch streams stop writing there. */
   fileDeleted(fileId: string): void {
     if (this.cursorFile === fileId) this.cursorFile = null;
@@ -212,6 +228,7 @@ export class ThreadTurn {
     const step = this.step!;
     for await (const event of stream) {
       if (signal.aborted) break;
+      if (this.options.mayWrite?.() === false) return this.abandon(gatewayLapsedMessage);
       if (event.type === 'text') {
         this.noteOutput(event.tokens ?? 1);
         step.text += event.text;
