@@ -1,6 +1,6 @@
 import watcher from '@parcel/watcher';
 import ignore, { type Ignore } from 'ignore';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
@@ -20,8 +20,13 @@ export interface Disk {
   list(): Promise<Array<{ path: string; size: number }>>;
   /** A file's bytes and mode; null when there is none (or it is not a regular file inside the folder). */
   read(path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
-  /** Writes a file atomically (a temporary file renamed over it), creating its folders; keeps `mode`. */
-  write(path: string, bytes: Uint8Array, mode?: number): Promise<void>;
+  /**
+   * Writes a file atomically (a temporary file renamed over it), creating its folders; keeps
+   * `mode`. With `expected` (a `contentDigest`, or null for "no file there") the file is replaced
+   * only if it still holds that, checked just before the rename; false when it did not (someone
+   * else wrote it since: their change is merged first, not overwritten).
+   */
+  write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean>;
   remove(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   /** Reports changes made to the folder (by anything, this process included), batched. */
@@ -39,6 +44,9 @@ const posix = (path: string) => path.split(sep).join('/');
  * the next time anyone uses git in the folder.
  */
 export const inGitFolder = (path: string) => path.split('/').some((segment) => segment.toLowerCase() === '.git');
+/** What a file holds, for `Disk.write`'s check: the sha256 of its bytes. */
+export const contentDigest = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
 /** Our own temporary files (a write in progress): never read as a file of the project. */
 const temporary = /(^|\/)\.[^/]*\.flint-[0-9a-f]{8}\.tmp$/;
 
@@ -132,7 +140,7 @@ export class NodeDisk implements Disk {
     }
   }
 
-  async write(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
+  async write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean> {
     const absolute = this.inside(path);
     if (!absolute) throw new Error(`"${path}" is outside the folder.`);
     await mkdir(dirname(absolute), { recursive: true });
@@ -148,10 +156,15 @@ export class NodeDisk implements Disk {
       await file.close();
     }
     if (mode !== undefined) await chmod(temp, mode);
+    if (expected !== undefined && (await currentDigest(absolute)) !== expected) {
+      await rm(temp, { force: true });
+      return false;
+    }
     await rename(temp, absolute).catch(async (error: unknown) => {
       await rm(temp, { force: true });
       throw error;
     });
+    return true;
   }
 
   async remove(path: string): Promise<void> {
@@ -186,5 +199,15 @@ export class NodeDisk implements Disk {
       { ignore: defaultIgnores.map((name) => `**/${name}`) },
     );
     return () => subscription.unsubscribe();
+  }
+}
+
+/** The digest of what a file holds now; null when there is none. */
+async function currentDigest(absolute: string): Promise<string | null> {
+  try {
+    return contentDigest(await readFile(absolute));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }

@@ -3,7 +3,7 @@ import type * as Y from 'yjs';
 import type { Log } from '../core/GatewayContext';
 import type { LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
-import { inGitFolder, type Disk, type DiskEvent } from './Disk';
+import { contentDigest, inGitFolder, type Disk, type DiskEvent } from './Disk';
 import { applyText, decodeText, encodeText, mergeText, type TextFormat } from './fileText';
 import type { FolderProject } from './FolderProject';
 
@@ -32,6 +32,8 @@ interface Synced {
   base: string;
   format: TextFormat;
   mode: number | undefined;
+  /** What the disk held then (`contentDigest`; null: no file): a write replaces only that. */
+  digest: string | null;
 }
 
 /**
@@ -122,7 +124,7 @@ export class FolderSync implements FolderProject {
   private async reconcile(): Promise<void> {
     const onDisk = new Set<string>();
     // Files the workspace does not have yet are created together, in one change of the tree.
-    const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number }> = [];
+    const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number; digest: string }> = [];
     for (const { path: listed } of await this.disk.list()) {
       const path = normalizePath(listed);
       if (validatePath(path)) continue;
@@ -134,14 +136,15 @@ export class FolderSync implements FolderProject {
       const file = await this.disk.read(listed);
       if (!file) continue;
       const decoded = decodeText(file.bytes);
-      fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, mode: file.mode } : { path, binaryBytes: file.bytes.byteLength, mode: file.mode });
+      const digest = contentDigest(file.bytes);
+      fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, mode: file.mode, digest } : { path, binaryBytes: file.bytes.byteLength, mode: file.mode, digest });
     }
     if (fresh.length) {
       let created = new Map<string, string>();
       this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
       for (const file of fresh) {
         const fileId = created.get(file.path);
-        if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, file.mode);
+        if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, file.mode, file.digest);
       }
     }
     // In the workspace but not on disk: deleted there while we were away, or never written.
@@ -173,6 +176,7 @@ export class FolderSync implements FolderProject {
     const file = await this.disk.read(path);
     if (!file) return;
     const decoded = decodeText(file.bytes);
+    const digest = contentDigest(file.bytes);
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind === 'folder') return;
     if (!decoded) {
@@ -190,7 +194,7 @@ export class FolderSync implements FolderProject {
         // Not kept loaded: a folder of thousands of files would hold a doc per file.
         fileId = this.room.createFile(path, decoded.text, false).fileId;
       });
-      if (fileId) this.remember(fileId, decoded.text, decoded.format, file.mode);
+      if (fileId) this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       return;
     }
     const fileId = entry.fileId;
@@ -199,14 +203,14 @@ export class FolderSync implements FolderProject {
       const current = text.toString();
       const base = this.baseOf(fileId);
       if (decoded.text === base || decoded.text === current) {
-        this.remember(fileId, decoded.text === current ? current : base!, decoded.format, file.mode);
+        this.remember(fileId, decoded.text === current ? current : base!, decoded.format, file.mode, digest);
         if (current !== decoded.text) this.scheduleWrite(fileId);
         return;
       }
       // Never synced before (a workspace opened from this folder for the first time): the disk's text.
       const merged = base === null ? decoded.text : mergeText(current, base, decoded.text);
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
-      this.remember(fileId, decoded.text, decoded.format, file.mode);
+      this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
     });
   }
@@ -232,7 +236,11 @@ export class FolderSync implements FolderProject {
     const text = entry.binary ? null : this.textOf(entry.fileId);
     const base = this.baseOf(entry.fileId);
     // Typing the disk never saw is not thrown away: the document is written back.
-    if (text !== null && base !== null && text !== base) return this.scheduleWrite(entry.fileId);
+    if (text !== null && base !== null && text !== base) {
+      const synced = this.synced.get(entry.fileId);
+      if (synced) synced.digest = null;
+      return this.scheduleWrite(entry.fileId);
+    }
     this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
     this.forget(entry.fileId);
   }
@@ -300,7 +308,11 @@ export class FolderSync implements FolderProject {
     this.writeTimers.delete(fileId);
   }
 
-  /** Writes a document to its file, unless the disk already has its text. */
+  /**
+   * Writes a document to its file, unless the disk already has its text. The file is replaced
+   * only if it still holds what was last synced: a change someone else made since (its watcher
+   * event not taken in yet) is merged into the document first, and the merge written after.
+   */
   private async write(fileId: string, path = this.room.pathOf(fileId)): Promise<void> {
     if (path === null || this.refused(path)) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
@@ -310,8 +322,13 @@ export class FolderSync implements FolderProject {
     const synced = this.synced.get(fileId);
     if (synced && synced.base === text) return;
     const format = synced?.format ?? { bom: false, crlf: false };
-    await this.disk.write(path, encodeText(text, format), synced?.mode);
-    this.remember(fileId, text, format, synced?.mode);
+    const bytes = encodeText(text, format);
+    if (await this.disk.write(path, bytes, synced?.mode, synced ? synced.digest : null)) {
+      this.remember(fileId, text, format, synced?.mode, contentDigest(bytes));
+      return;
+    }
+    // Changed on disk since: merged now (a merge that differs from the disk schedules its write).
+    await this.fromDisk(path);
   }
 
   // ---- what a FolderProject offers REST ----
@@ -358,9 +375,9 @@ export class FolderSync implements FolderProject {
     return this.synced.get(fileId)?.base ?? this.options.bases.get(this.baseKey(fileId));
   }
 
-  private remember(fileId: string, base: string, format: TextFormat, mode: number | undefined): void {
+  private remember(fileId: string, base: string, format: TextFormat, mode: number | undefined, digest: string | null): void {
     const previous = this.synced.get(fileId);
-    this.synced.set(fileId, { base, format, mode: mode ?? previous?.mode });
+    this.synced.set(fileId, { base, format, mode: mode ?? previous?.mode, digest });
     if (previous?.base !== base) this.options.bases.set(this.baseKey(fileId), base);
   }
 
