@@ -22,6 +22,12 @@ export interface FolderSyncOptions {
   log: Log;
   /** A document's changes reach the disk this long after they stop (default 100 ms). */
   writeDelayMs?: number;
+  /**
+   * A file deleted on disk is taken out of the workspace this long after, unless a create
+   * pairs with it first (default 100 ms): a rename, `git mv` or `git checkout -- f` reaches the
+   * watcher as a delete and a create, not always in one batch.
+   */
+  renameWindowMs?: number;
 }
 
 /** The origin of changes the disk brings into documents and the tree (not written back). */
@@ -52,6 +58,8 @@ export class FolderSync implements FolderProject {
   private readonly disk: Disk;
   private readonly synced = new Map<string, Synced>();
   private readonly writeTimers = new Map<string, NodeJS.Timeout>();
+  /** Files deleted on disk whose create may still come (a rename, a checkout), by path. */
+  private readonly pendingDeletes = new Map<string, NodeJS.Timeout>();
   private readonly detach = new Map<string, () => void>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
@@ -62,6 +70,7 @@ export class FolderSync implements FolderProject {
   private stopWatching: (() => Promise<void>) | null = null;
   private stopped = false;
   private readonly writeDelayMs: number;
+  private readonly renameWindowMs: number;
 
   constructor(private readonly options: FolderSyncOptions) {
     this.workspaceId = options.workspaceId;
@@ -69,6 +78,7 @@ export class FolderSync implements FolderProject {
     this.room = options.room;
     this.disk = options.disk;
     this.writeDelayMs = options.writeDelayMs ?? 100;
+    this.renameWindowMs = options.renameWindowMs ?? 100;
   }
 
   /** Reconciles disk and workspace, then follows both. */
@@ -91,6 +101,9 @@ export class FolderSync implements FolderProject {
     this.room.docLoaded.delete(this.attach);
     this.room.docDropped.delete(this.drop);
     for (const undo of this.detach.values()) undo();
+    // A delete not settled yet stays in the workspace: the next start's reconcile decides it.
+    for (const timer of this.pendingDeletes.values()) clearTimeout(timer);
+    this.pendingDeletes.clear();
     const pending = [...this.writeTimers.keys()];
     for (const timer of this.writeTimers.values()) clearTimeout(timer);
     this.writeTimers.clear();
@@ -98,9 +111,15 @@ export class FolderSync implements FolderProject {
     await this.queue;
   }
 
-  /** Resolves once every pending write has run and the disk work queued so far is done. */
+  /** Resolves once every pending write and delete has run and the disk work queued so far is done. */
   async flushed(): Promise<void> {
     for (;;) {
+      await this.queue; // disk events delivered so far pair their deletes and creates first
+      for (const [path, timer] of [...this.pendingDeletes]) {
+        clearTimeout(timer);
+        this.pendingDeletes.delete(path);
+        void this.enqueue(() => this.settleDelete(path));
+      }
       const pending = [...this.writeTimers.keys()];
       for (const fileId of pending) {
         this.cancelWrite(fileId);
@@ -108,7 +127,7 @@ export class FolderSync implements FolderProject {
       }
       const queue = this.queue;
       await queue;
-      if (this.writeTimers.size === 0 && queue === this.queue) return;
+      if (this.writeTimers.size === 0 && this.pendingDeletes.size === 0 && queue === this.queue) return;
     }
   }
 
@@ -163,12 +182,82 @@ export class FolderSync implements FolderProject {
     if (this.stopped) return;
     // The last event per path decides (a create then a delete is a delete).
     const last = new Map<string, DiskEvent>();
-    for (const event of events) last.set(normalizePath(event.path), event);
-    for (const [path, event] of last) {
-      if (validatePath(path)) continue;
-      if (event.type === 'delete') this.deletedOnDisk(path);
-      else await this.fromDisk(path);
+    for (const event of events) {
+      const path = normalizePath(event.path);
+      if (!validatePath(path)) last.set(path, event);
     }
+    // Deletes first: the create that makes one of them a rename may be in this same batch.
+    for (const [path, event] of last) if (event.type === 'delete') this.deleteLater(path);
+    for (const [path, event] of last) if (event.type !== 'delete') await this.createdOrChanged(path);
+  }
+
+  /**
+   * A delete waits `renameWindowMs` for its create (a rename, a checkout) before it is one. A
+   * folder's delete (the watcher reports a moved folder, not its files) is one for each file in it.
+   */
+  private deleteLater(path: string): void {
+    const files = this.room.entries.get(path)?.kind === 'file' ? [path] : [...this.paths.values()].filter((file) => file.startsWith(`${path}/`));
+    for (const file of files) {
+      clearTimeout(this.pendingDeletes.get(file));
+      this.pendingDeletes.set(
+        file,
+        setTimeout(() => {
+          if (this.pendingDeletes.delete(file)) void this.enqueue(() => this.settleDelete(file));
+        }, this.renameWindowMs),
+      );
+    }
+  }
+
+  private async settleDelete(path: string): Promise<void> {
+    if (this.stopped) return;
+    if (await this.disk.read(path)) await this.fromDisk(path);
+    else this.deletedOnDisk(path);
+  }
+
+  private async createdOrChanged(path: string): Promise<void> {
+    const recreated = this.pendingDeletes.get(path);
+    if (recreated !== undefined) {
+      // Deleted and written again (git checkout -- f): a change of the same file, merged by line.
+      clearTimeout(recreated);
+      this.pendingDeletes.delete(path);
+    } else if (!this.room.entries.has(path)) {
+      const file = await this.disk.read(path);
+      // Not a file: a folder moved or made on disk (the watcher names the folder, not its files).
+      if (!file) return this.folderOnDisk(path);
+      if (this.pendingDeletes.size > 0) this.renamedOnDisk(path, contentDigest(file.bytes));
+    }
+    await this.fromDisk(path);
+  }
+
+  private async folderOnDisk(path: string): Promise<void> {
+    const inside = (await this.disk.list()).filter((file) => file.path.startsWith(`${path}/`));
+    for (const file of inside) await this.createdOrChanged(normalizePath(file.path));
+  }
+
+  /**
+   * A new file with the bytes a just-deleted file last synced is that file renamed (mv, git mv):
+   * the entry moves, keeping its document, its history and the tabs open on it; typing the disk
+   * had not seen yet is written to the new path by the merge that follows. Among files with the
+   * same bytes, one with the same name is taken first (a moved folder of `__init__.py`s).
+   */
+  private renamedOnDisk(path: string, digest: string): void {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    let from: string | undefined;
+    for (const deleted of this.pendingDeletes.keys()) {
+      const entry = this.room.entries.get(deleted) as IndexEntry | undefined;
+      if (entry?.kind !== 'file' || this.synced.get(entry.fileId)?.digest !== digest) continue;
+      from ??= deleted;
+      if (deleted.slice(deleted.lastIndexOf('/') + 1) === name) {
+        from = deleted;
+        break;
+      }
+    }
+    if (from === undefined) return;
+    clearTimeout(this.pendingDeletes.get(from));
+    this.pendingDeletes.delete(from);
+    let moved = false;
+    this.inRoom(() => (moved = this.room.apply({ type: 'file.rename', requestId: 0, from, to: path }).ok));
+    if (!moved) this.deletedOnDisk(from);
   }
 
   /** A file on disk is new or changed: bring it into the workspace. */

@@ -39,7 +39,7 @@ afterEach(() => folders.cleanup());
 
 async function run(ops: Op[]): Promise<void> {
   const root = folders.folder({ 'f.txt': initial });
-  const ctx = await folders.open(root, 0);
+  const ctx = await folders.open(root, { writeDelayMs: 0 });
   const bob = ctx.h.client(ctx.workspaceId, ctx.token);
   ctx.h.flush();
   const fileId = fileIdOf(ctx.alice, 'f.txt');

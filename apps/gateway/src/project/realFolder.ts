@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Harness } from '../core/testHarness';
-import { NodeDisk } from './Disk';
+import { NodeDisk, type DiskEvent } from './Disk';
 import { FolderSync } from './FolderSync';
 
 export function git(cwd: string, ...args: string[]): string {
@@ -43,12 +43,22 @@ export class RealFolders {
     return root;
   }
 
-  async open(root: string, writeDelayMs = 20) {
+  /** Opens `root` as a folder project; `batches` receives what the watcher delivers, after the sync. */
+  async open(root: string, options: { writeDelayMs?: number; renameWindowMs?: number; batches?: DiskEvent[][] } = {}) {
     const h = new Harness();
     const ws = h.gateway.createWorkspace('Folder');
     const held = h.gateway.holdRoom(ws.workspaceId)!;
     const disk = await NodeDisk.open(root);
-    const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs });
+    const { batches } = options;
+    if (batches) {
+      const watch = disk.watch.bind(disk);
+      disk.watch = (onEvents) =>
+        watch((events) => {
+          onEvents(events);
+          batches.push(events);
+        });
+    }
+    const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: options.writeDelayMs ?? 20, renameWindowMs: options.renameWindowMs });
     this.syncs.push(sync);
     await sync.start();
     const alice = h.client(ws.workspaceId, ws.owner.token);
