@@ -16,8 +16,8 @@ export interface DiskEvent {
  * talks to: the real one is `NodeDisk`; tests may give a disk of their own.
  */
 export interface Disk {
-  /** Every file that is not ignored, with its size. */
-  list(): Promise<Array<{ path: string; size: number }>>;
+  /** Every file that is not ignored, with its size; only those in folder `under` when given (none if it is no folder). */
+  list(under?: string): Promise<Array<{ path: string; size: number }>>;
   /** A file's bytes and mode; null when there is none (or it is not a regular file inside the folder). */
   read(path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
   /**
@@ -108,11 +108,14 @@ export class NodeDisk implements Disk {
     }
   }
 
-  async list(): Promise<Array<{ path: string; size: number }>> {
+  async list(under?: string): Promise<Array<{ path: string; size: number }>> {
     const files: Array<{ path: string; size: number }> = [];
     const walk = async (folder: string): Promise<void> => {
       if (folder !== '') await this.loadRules(folder);
-      const entries = await readdir(join(this.root, folder), { withFileTypes: true });
+      const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch((error: unknown) => {
+        if (folder === under) return []; // not a folder (any more)
+        throw error;
+      });
       for (const entry of entries) {
         const path = folder ? `${folder}/${entry.name}` : entry.name;
         if (this.ignored(entry.isDirectory() ? `${path}/` : path) || this.ignored(path)) continue;
@@ -124,7 +127,8 @@ export class NodeDisk implements Disk {
         }
       }
     };
-    await walk('');
+    if (under === undefined) await walk('');
+    else if (this.inside(under) && !this.ignored(`${under}/`) && !this.ignored(under) && (await lstat(join(this.root, under)).catch(() => null))?.isDirectory()) await walk(under);
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 

@@ -1,10 +1,10 @@
-import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry } from '@flint/protocol';
+import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry, type UnsyncedReason } from '@flint/protocol';
 import type * as Y from 'yjs';
 import type { Log } from '../core/GatewayContext';
-import type { LiveDoc } from '../core/LiveDoc';
+import { GATEWAY_ORIGIN, type LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { contentDigest, inGitFolder, type Disk, type DiskEvent } from './Disk';
-import { applyText, decodeText, encodeText, mergeText, type TextFormat } from './fileText';
+import { applyText, decodeText, encodeText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
 import type { FolderProject } from './FolderProject';
 
 /** Where the last synced text of each file is kept, so a restart can tell who changed what. */
@@ -230,8 +230,7 @@ export class FolderSync implements FolderProject {
   }
 
   private async folderOnDisk(path: string): Promise<void> {
-    const inside = (await this.disk.list()).filter((file) => file.path.startsWith(`${path}/`));
-    for (const file of inside) await this.createdOrChanged(normalizePath(file.path));
+    for (const file of await this.disk.list(path)) await this.createdOrChanged(normalizePath(file.path));
   }
 
   /**
@@ -264,10 +263,15 @@ export class FolderSync implements FolderProject {
   private async fromDisk(path: string): Promise<void> {
     const file = await this.disk.read(path);
     if (!file) return;
-    const decoded = decodeText(file.bytes);
-    const digest = contentDigest(file.bytes);
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind === 'folder') return;
+    const hasDocument = entry?.kind === 'file' && !entry.binary;
+    const decoded = decodeText(file.bytes, hasDocument ? maxSyncedTextBytes : maxTextBytes);
+    const digest = contentDigest(file.bytes);
+    if (!decoded && hasDocument) {
+      // Never trade a document for a binary entry: what people typed (and type next) stays.
+      return this.markUnsynced(path, file.bytes.byteLength > maxSyncedTextBytes ? 'too-large' : 'not-text');
+    }
     if (!decoded) {
       if (entry?.kind === 'file' && entry.binary && entry.bytes === file.bytes.byteLength) return;
       this.inRoom(() => {
@@ -287,6 +291,7 @@ export class FolderSync implements FolderProject {
       return;
     }
     const fileId = entry.fileId;
+    if (entry.unsynced) this.markUnsynced(path, undefined);
     this.withDoc(fileId, (live) => {
       const text = live.doc.getText(FILE_TEXT_KEY);
       const current = text.toString();
@@ -322,6 +327,7 @@ export class FolderSync implements FolderProject {
   private deletedOnDisk(path: string): void {
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind !== 'file') return;
+    if (entry.unsynced) this.markUnsynced(path, undefined); // the file that was not text is gone
     const text = entry.binary ? null : this.textOf(entry.fileId);
     const base = this.baseOf(entry.fileId);
     // Typing the disk never saw is not thrown away: the document is written back.
@@ -405,7 +411,7 @@ export class FolderSync implements FolderProject {
   private async write(fileId: string, path = this.room.pathOf(fileId)): Promise<void> {
     if (path === null || this.refused(path)) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
-    if (entry?.kind !== 'file' || entry.binary) return;
+    if (entry?.kind !== 'file' || entry.binary || entry.unsynced) return;
     const text = this.textOf(fileId);
     if (text === null) return;
     const synced = this.synced.get(fileId);
@@ -472,6 +478,19 @@ export class FolderSync implements FolderProject {
 
   private forget(fileId: string): void {
     this.synced.delete(fileId);
+  }
+
+  /**
+   * Says on a file's entry why its document no longer reaches the disk (undefined: it does
+   * again); the tab shows it. Its document is kept, typing and all.
+   */
+  private markUnsynced(path: string, reason: UnsyncedReason | undefined): void {
+    const entry = this.room.entries.get(path);
+    if (entry?.kind !== 'file' || entry.unsynced === reason) return;
+    const { unsynced: _was, ...rest } = entry;
+    const next: IndexEntry = reason ? { ...rest, unsynced: reason } : rest;
+    if (reason) this.options.log('warn', 'a file stopped being text; its document is kept and no longer written', { root: this.root, path, reason });
+    this.inRoom(() => this.room.entries.doc!.transact(() => this.room.entries.set(path, next), GATEWAY_ORIGIN));
   }
 
   private inRoom(change: () => void): void {

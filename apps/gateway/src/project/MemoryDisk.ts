@@ -40,8 +40,8 @@ export class MemoryDisk implements Disk {
     if (events.length) this.listener?.(events);
   }
 
-  async list(): Promise<Array<{ path: string; size: number }>> {
-    return [...this.files].filter(([path]) => !this.ignored(path)).map(([path, file]) => ({ path, size: file.bytes.byteLength }));
+  async list(under?: string): Promise<Array<{ path: string; size: number }>> {
+    return [...this.files].filter(([path]) => !this.ignored(path) && (under === undefined || path.startsWith(`${under}/`))).map(([path, file]) => ({ path, size: file.bytes.byteLength }));
   }
 
   async read(path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {

@@ -9,15 +9,20 @@ export interface TextFormat {
 
 /** Files past this many bytes stay on disk as binary: they are not opened as text. */
 export const maxTextBytes = 1024 * 1024;
+/**
+ * A file that already has a document keeps syncing up to this size (a document's own limit):
+ * people who typed it past `maxTextBytes` must not see it turn binary under them.
+ */
+export const maxSyncedTextBytes = 8 * 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const bomBytes = [0xef, 0xbb, 0xbf];
 
 /**
  * The text of a file's bytes, and how it is spelled; null when it is not text we edit (a NUL in
- * its first 8 KB, invalid UTF-8, or larger than `maxTextBytes`).
+ * its first 8 KB, invalid UTF-8, or larger than `maxBytes`).
  */
-export function decodeText(bytes: Uint8Array): { text: string; format: TextFormat } | null {
-  if (bytes.byteLength > maxTextBytes || bytes.subarray(0, 8192).includes(0)) return null;
+export function decodeText(bytes: Uint8Array, maxBytes = maxTextBytes): { text: string; format: TextFormat } | null {
+  if (bytes.byteLength > maxBytes || bytes.subarray(0, 8192).includes(0)) return null;
   const bom = bomBytes.every((byte, i) => bytes[i] === byte);
   let text: string;
   try {
