@@ -58,6 +58,12 @@ export class FolderSync implements FolderProject {
   private readonly disk: Disk;
   private readonly synced = new Map<string, Synced>();
   private readonly writeTimers = new Map<string, NodeJS.Timeout>();
+  /**
+   * How the disk spells a path of the tree (a file or a folder) where that is not NFC: macOS
+   * writes names decomposed (NFD), the workspace shows them composed, and the disk's own
+   * spelling is what reads and writes must use, or an edit makes a second file beside the first.
+   */
+  private readonly spelling = new Map<string, string>();
   /** Files deleted on disk whose create may still come (a rename, a checkout), by path. */
   private readonly pendingDeletes = new Map<string, NodeJS.Timeout>();
   private readonly detach = new Map<string, () => void>();
@@ -145,7 +151,7 @@ export class FolderSync implements FolderProject {
     // Files the workspace does not have yet are created together, in one change of the tree.
     const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number; digest: string }> = [];
     for (const { path: listed } of await this.disk.list()) {
-      const path = normalizePath(listed);
+      const path = this.spelled(listed);
       if (validatePath(path)) continue;
       onDisk.add(path);
       if (this.room.entries.has(path)) {
@@ -183,7 +189,7 @@ export class FolderSync implements FolderProject {
     // The last event per path decides (a create then a delete is a delete).
     const last = new Map<string, DiskEvent>();
     for (const event of events) {
-      const path = normalizePath(event.path);
+      const path = event.type === 'delete' ? normalizePath(event.path) : this.spelled(event.path);
       if (!validatePath(path)) last.set(path, event);
     }
     // Deletes first: the create that makes one of them a rename may be in this same batch.
@@ -210,7 +216,7 @@ export class FolderSync implements FolderProject {
 
   private async settleDelete(path: string): Promise<void> {
     if (this.stopped) return;
-    if (await this.disk.read(path)) await this.fromDisk(path);
+    if (await this.disk.read(this.onDiskAs(path))) await this.fromDisk(path);
     else this.deletedOnDisk(path);
   }
 
@@ -221,7 +227,7 @@ export class FolderSync implements FolderProject {
       clearTimeout(recreated);
       this.pendingDeletes.delete(path);
     } else if (!this.room.entries.has(path)) {
-      const file = await this.disk.read(path);
+      const file = await this.disk.read(this.onDiskAs(path));
       // Not a file: a folder moved or made on disk (the watcher names the folder, not its files).
       if (!file) return this.folderOnDisk(path);
       if (this.pendingDeletes.size > 0) this.renamedOnDisk(path, contentDigest(file.bytes));
@@ -230,7 +236,7 @@ export class FolderSync implements FolderProject {
   }
 
   private async folderOnDisk(path: string): Promise<void> {
-    for (const file of await this.disk.list(path)) await this.createdOrChanged(normalizePath(file.path));
+    for (const file of await this.disk.list(this.onDiskAs(path))) await this.createdOrChanged(this.spelled(file.path));
   }
 
   /**
@@ -256,12 +262,13 @@ export class FolderSync implements FolderProject {
     this.pendingDeletes.delete(from);
     let moved = false;
     this.inRoom(() => (moved = this.room.apply({ type: 'file.rename', requestId: 0, from, to: path }).ok));
-    if (!moved) this.deletedOnDisk(from);
+    if (moved) this.spelling.delete(from);
+    else this.deletedOnDisk(from);
   }
 
   /** A file on disk is new or changed: bring it into the workspace. */
   private async fromDisk(path: string): Promise<void> {
-    const file = await this.disk.read(path);
+    const file = await this.disk.read(this.onDiskAs(path));
     if (!file) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind === 'folder') return;
@@ -338,6 +345,7 @@ export class FolderSync implements FolderProject {
     }
     this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
     this.forget(entry.fileId);
+    this.spelling.delete(path);
   }
 
   // ---- workspace → disk ----
@@ -367,14 +375,18 @@ export class FolderSync implements FolderProject {
       if (was === undefined) this.scheduleWrite(fileId, 0);
       else if (was !== path) {
         if (this.refused(path) || this.refused(was)) continue;
-        void this.enqueue(() => this.disk.rename(was, path));
+        const from = this.onDiskAs(was);
+        this.spelling.delete(was);
+        void this.enqueue(() => this.disk.rename(from, path));
       }
     }
     for (const [fileId, path] of before) {
       if (after.has(fileId)) continue;
       this.cancelWrite(fileId);
       this.forget(fileId);
-      if (!this.refused(path)) void this.enqueue(() => this.disk.remove(path));
+      const onDisk = this.onDiskAs(path);
+      this.spelling.delete(path);
+      if (!this.refused(path)) void this.enqueue(() => this.disk.remove(onDisk));
     }
   };
 
@@ -418,7 +430,7 @@ export class FolderSync implements FolderProject {
     if (synced && synced.base === text) return;
     const format = synced?.format ?? { bom: false, crlf: false };
     const bytes = encodeText(text, format);
-    if (await this.disk.write(path, bytes, synced?.mode, synced ? synced.digest : null)) {
+    if (await this.disk.write(this.onDiskAs(path), bytes, synced?.mode, synced ? synced.digest : null)) {
       this.remember(fileId, text, format, synced?.mode, contentDigest(bytes));
       return;
     }
@@ -432,7 +444,7 @@ export class FolderSync implements FolderProject {
     const normalized = normalizePath(path);
     if (validatePath(normalized) || this.disk.ignored(normalized)) return { ok: false, message: `"${path}" cannot be written in this folder.` };
     await this.enqueue(async () => {
-      await this.disk.write(normalized, bytes);
+      await this.disk.write(this.onDiskAs(normalized), bytes);
       await this.fromDisk(normalized);
     });
     return { ok: true };
@@ -447,10 +459,36 @@ export class FolderSync implements FolderProject {
   async readBinary(path: string): Promise<Uint8Array | null> {
     const normalized = normalizePath(path);
     if (validatePath(normalized)) return null;
-    return (await this.disk.read(normalized))?.bytes ?? null;
+    return (await this.disk.read(this.onDiskAs(normalized)))?.bytes ?? null;
   }
 
   // ---- bookkeeping ----
+
+  /** A path as the disk spells it, noted, and as the workspace spells it (NFC), returned. */
+  private spelled(onDisk: string): string {
+    const path = normalizePath(onDisk);
+    if (path === onDisk) return path;
+    const disk = onDisk.split('/');
+    const tree = path.split('/');
+    if (disk.length !== tree.length) return path;
+    for (let depth = 1; depth <= disk.length; depth++) {
+      if (disk[depth - 1] === tree[depth - 1]) continue;
+      this.spelling.set(tree.slice(0, depth).join('/'), disk.slice(0, depth).join('/'));
+    }
+    return path;
+  }
+
+  /** Where a path of the workspace is on disk: its own spelling there, or its folder's. */
+  private onDiskAs(path: string): string {
+    if (this.spelling.size === 0) return path;
+    const exact = this.spelling.get(path);
+    if (exact !== undefined) return exact;
+    for (let end = path.lastIndexOf('/'); end > 0; end = path.lastIndexOf('/', end - 1)) {
+      const folder = this.spelling.get(path.slice(0, end));
+      if (folder !== undefined) return folder + path.slice(end);
+    }
+    return path;
+  }
 
   private filePaths(): Map<string, string> {
     const paths = new Map<string, string>();
