@@ -4,7 +4,7 @@ import type { Log } from '../core/GatewayContext';
 import { GATEWAY_ORIGIN, type LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { contentDigest, inGitFolder, type Disk, type DiskEvent } from './Disk';
-import { applyText, decodeText, encodeText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
+import { applyText, decodeText, encodeText, lineSimilarity, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
 import type { FolderProject } from './FolderProject';
 
 /** Where the last synced text of each file is kept, so a restart can tell who changed what. */
@@ -29,6 +29,13 @@ export interface FolderSyncOptions {
    */
   renameWindowMs?: number;
 }
+
+/** A file created under a new name is a deleted one moved and changed if this much of its lines are the same. */
+const minRenameSimilarity = 0.5;
+/** Texts are compared (not only digests) while no more deletes than this wait for their create. */
+const maxSimilarityCandidates = 64;
+/** A new file's neighbours are checked for a delete the watcher folded away in folders this small. */
+const maxNeighboursChecked = 64;
 
 /** The origin of changes the disk brings into documents and the tree (not written back). */
 export const DISK_ORIGIN = Symbol('flint-disk');
@@ -66,6 +73,8 @@ export class FolderSync implements FolderProject {
   private readonly spelling = new Map<string, string>();
   /** Files deleted on disk whose create may still come (a rename, a checkout), by path. */
   private readonly pendingDeletes = new Map<string, NodeJS.Timeout>();
+  /** `flushed()` calls waiting for the pending deletes to be decided. */
+  private readonly deletesDecided: Array<() => void> = [];
   private readonly detach = new Map<string, () => void>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
@@ -108,8 +117,7 @@ export class FolderSync implements FolderProject {
     this.room.docDropped.delete(this.drop);
     for (const undo of this.detach.values()) undo();
     // A delete not settled yet stays in the workspace: the next start's reconcile decides it.
-    for (const timer of this.pendingDeletes.values()) clearTimeout(timer);
-    this.pendingDeletes.clear();
+    for (const path of [...this.pendingDeletes.keys()]) this.undefer(path);
     const pending = [...this.writeTimers.keys()];
     for (const timer of this.writeTimers.values()) clearTimeout(timer);
     this.writeTimers.clear();
@@ -117,14 +125,16 @@ export class FolderSync implements FolderProject {
     await this.queue;
   }
 
-  /** Resolves once every pending write and delete has run and the disk work queued so far is done. */
+  /**
+   * Resolves once every pending write has run, every delete waiting for its create is decided
+   * (`renameWindowMs`), and the disk work queued so far is done.
+   */
   async flushed(): Promise<void> {
     for (;;) {
-      await this.queue; // disk events delivered so far pair their deletes and creates first
-      for (const [path, timer] of [...this.pendingDeletes]) {
-        clearTimeout(timer);
-        this.pendingDeletes.delete(path);
-        void this.enqueue(() => this.settleDelete(path));
+      await this.queue;
+      if (this.pendingDeletes.size > 0) {
+        await new Promise<void>((resolve) => this.deletesDecided.push(resolve));
+        continue;
       }
       const pending = [...this.writeTimers.keys()];
       for (const fileId of pending) {
@@ -208,10 +218,21 @@ export class FolderSync implements FolderProject {
       this.pendingDeletes.set(
         file,
         setTimeout(() => {
-          if (this.pendingDeletes.delete(file)) void this.enqueue(() => this.settleDelete(file));
+          if (this.undefer(file)) void this.enqueue(() => this.settleDelete(file));
         }, this.renameWindowMs),
       );
     }
+  }
+
+  /** Takes a delete off the waiting list (paired, timed out, stopped); false if it was not on it. */
+  private undefer(path: string): boolean {
+    const timer = this.pendingDeletes.get(path);
+    if (timer === undefined) return false;
+    clearTimeout(timer);
+    this.pendingDeletes.delete(path);
+    // The waiters resume after the caller has queued what the delete leads to.
+    if (this.pendingDeletes.size === 0) for (const wake of this.deletesDecided.splice(0)) wake();
+    return true;
   }
 
   private async settleDelete(path: string): Promise<void> {
@@ -221,18 +242,29 @@ export class FolderSync implements FolderProject {
   }
 
   private async createdOrChanged(path: string): Promise<void> {
-    const recreated = this.pendingDeletes.get(path);
-    if (recreated !== undefined) {
-      // Deleted and written again (git checkout -- f): a change of the same file, merged by line.
-      clearTimeout(recreated);
-      this.pendingDeletes.delete(path);
-    } else if (!this.room.entries.has(path)) {
+    // Deleted and written again (git checkout -- f): a change of the same file, merged by line.
+    const recreated = this.undefer(path);
+    if (!recreated && !this.room.entries.has(path)) {
       const file = await this.disk.read(this.onDiskAs(path));
       // Not a file: a folder moved or made on disk (the watcher names the folder, not its files).
       if (!file) return this.folderOnDisk(path);
-      if (this.pendingDeletes.size > 0) this.renamedOnDisk(path, contentDigest(file.bytes));
+      await this.noticeFoldedDeletes(path);
+      if (this.pendingDeletes.size > 0) this.renamedOnDisk(path, file.bytes);
     }
     await this.fromDisk(path);
+  }
+
+  /**
+   * The watcher folds a create and a delete of one path in a batch into nothing: a file saved
+   * by renaming over it (sed -i, an editor) and then moved away reports no delete, only the
+   * create at its new name. So a new file's neighbours in the tree are checked: one gone from
+   * disk is a delete (which the new file may pair with). Skipped in crowded folders.
+   */
+  private async noticeFoldedDeletes(path: string): Promise<void> {
+    const folder = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+    const neighbours = [...this.paths.values()].filter((other) => other.slice(0, Math.max(0, other.lastIndexOf('/'))) === folder && other !== path && !this.pendingDeletes.has(other));
+    if (neighbours.length > maxNeighboursChecked) return;
+    for (const other of neighbours) if (!(await this.disk.read(this.onDiskAs(other)))) this.deleteLater(other);
   }
 
   private async folderOnDisk(path: string): Promise<void> {
@@ -243,23 +275,44 @@ export class FolderSync implements FolderProject {
    * A new file with the bytes a just-deleted file last synced is that file renamed (mv, git mv):
    * the entry moves, keeping its document, its history and the tabs open on it; typing the disk
    * had not seen yet is written to the new path by the merge that follows. Among files with the
-   * same bytes, one with the same name is taken first (a moved folder of `__init__.py`s).
+   * same bytes, one with the same name is taken first (a moved folder of `__init__.py`s). Failing
+   * that, the deleted file whose text is most like the new one's, if at least half its lines are
+   * the same (moved and changed in one go: a checkout of a branch that renamed it), and the merge
+   * takes the change in as line edits.
    */
-  private renamedOnDisk(path: string, digest: string): void {
+  private renamedOnDisk(path: string, bytes: Uint8Array): void {
     const name = path.slice(path.lastIndexOf('/') + 1);
+    const sameName = (deleted: string) => deleted.slice(deleted.lastIndexOf('/') + 1) === name;
+    const digest = contentDigest(bytes);
+    const candidates: Array<{ deleted: string; fileId: string }> = [];
     let from: string | undefined;
     for (const deleted of this.pendingDeletes.keys()) {
       const entry = this.room.entries.get(deleted) as IndexEntry | undefined;
-      if (entry?.kind !== 'file' || this.synced.get(entry.fileId)?.digest !== digest) continue;
+      if (entry?.kind !== 'file' || entry.binary) continue;
+      candidates.push({ deleted, fileId: entry.fileId });
+      if (this.synced.get(entry.fileId)?.digest !== digest) continue;
       from ??= deleted;
-      if (deleted.slice(deleted.lastIndexOf('/') + 1) === name) {
+      if (sameName(deleted)) {
         from = deleted;
         break;
       }
     }
+    // Comparing texts costs a pass over both: only for a few deletes, not a moved folder of thousands.
+    const text = from === undefined && candidates.length <= maxSimilarityCandidates ? decodeText(bytes, maxSyncedTextBytes)?.text : undefined;
+    if (text !== undefined) {
+      let best = 0;
+      for (const { deleted, fileId } of candidates) {
+        const base = this.baseOf(fileId);
+        const similarity = base === null ? 0 : lineSimilarity(base, text);
+        if (similarity < minRenameSimilarity) continue;
+        if (similarity > best || (similarity === best && !sameName(from!) && sameName(deleted))) {
+          best = similarity;
+          from = deleted;
+        }
+      }
+    }
     if (from === undefined) return;
-    clearTimeout(this.pendingDeletes.get(from));
-    this.pendingDeletes.delete(from);
+    this.undefer(from);
     let moved = false;
     this.inRoom(() => (moved = this.room.apply({ type: 'file.rename', requestId: 0, from, to: path }).ok));
     if (moved) this.spelling.delete(from);

@@ -65,6 +65,28 @@ export function mergeText(doc: string, base: string, disk: string): string {
 }
 
 /**
+ * How alike two texts are, 0 to 1: the lines they share (repeats counted) over the line count of
+ * the longer. Pairs a file deleted on disk with one created in its place under another name and
+ * changed meanwhile (git's rename detection asks the same, by bytes, at 50%).
+ */
+export function lineSimilarity(a: string, b: string): number {
+  const left = lines(a);
+  const right = lines(b);
+  const longest = Math.max(left.length, right.length);
+  if (longest === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const line of left) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let common = 0;
+  for (const line of right) {
+    const count = counts.get(line) ?? 0;
+    if (count === 0) continue;
+    common++;
+    counts.set(line, count - 1);
+  }
+  return common / longest;
+}
+
+/**
  * Turns `text` into `target` with line-sized edits (unchanged lines are not touched, so people's
  * cursors and the agent's hunks on them stay), last edit first so offsets hold.
  */

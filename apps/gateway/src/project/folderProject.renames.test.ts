@@ -60,6 +60,18 @@ describe('a file renamed on disk', () => {
     expect([...ctx.alice.index.doc.getMap<IndexEntry>('entries').keys()].sort()).toEqual(['e/a.ts', 'e/empty.ts', 'e/sub/b.ts', 'other.ts']);
   });
 
+  it('a file saved by renaming over it, then moved, in one watcher batch (no delete reported) keeps its document', async () => {
+    const root = folders.folder({ 'a.ts': 'one\ntwo\nthree\n', 'b.ts': 'b\n' });
+    const ctx = await folders.open(root);
+    const fileId = fileIdOf(ctx.alice, 'a.ts');
+    const text = textOf(ctx.alice, fileId);
+    ctx.h.flush();
+    writeFileSync(join(root, 'a.ts.tmp'), 'one\ntwo\nthree\nfour\n'); // an editor's save
+    renameSync(join(root, 'a.ts.tmp'), join(root, 'a.ts'));
+    renameSync(join(root, 'a.ts'), join(root, 'c.ts')); // and at once a move: moved and changed
+    await until(ctx.h, () => idAt(ctx, 'c.ts') === fileId && !entryAt(ctx, 'a.ts') && text.toString() === 'one\ntwo\nthree\nfour\n', 'the moved, changed file in its tab');
+  });
+
   it('git checkout -- f is a line edit of the same document, and typing elsewhere in it stays', async () => {
     const root = folders.folder({ 'f.ts': 'one\ntwo\nthree\nfour\nfive\n' }, { git: true });
     const ctx = await folders.open(root);
