@@ -4,8 +4,11 @@ import type { Log } from '../core/GatewayContext';
 import { GATEWAY_ORIGIN, type LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { contentDigest, inGitFolder, type Disk, type DiskEvent } from './Disk';
-import { applyText, decodeText, encodeText, lineSimilarity, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
+import { DeleteWindow } from './DeleteWindow';
+import { DiskSpelling } from './DiskSpelling';
+import { applyText, decodeText, encodeText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
 import type { FolderProject } from './FolderProject';
+import { renamedFrom, type DeletedFile } from './renamePairing';
 
 /** Where the last synced text of each file is kept, so a restart can tell who changed what. */
 export interface SyncBases {
@@ -30,10 +33,6 @@ export interface FolderSyncOptions {
   renameWindowMs?: number;
 }
 
-/** A file created under a new name is a deleted one moved and changed if this much of its lines are the same. */
-const minRenameSimilarity = 0.5;
-/** Texts are compared (not only digests) while no more deletes than this wait for their create. */
-const maxSimilarityCandidates = 64;
 /** A new file's neighbours are checked for a delete the watcher folded away in folders this small. */
 const maxNeighboursChecked = 64;
 
@@ -65,16 +64,9 @@ export class FolderSync implements FolderProject {
   private readonly disk: Disk;
   private readonly synced = new Map<string, Synced>();
   private readonly writeTimers = new Map<string, NodeJS.Timeout>();
-  /**
-   * How the disk spells a path of the tree (a file or a folder) where that is not NFC: macOS
-   * writes names decomposed (NFD), the workspace shows them composed, and the disk's own
-   * spelling is what reads and writes must use, or an edit makes a second file beside the first.
-   */
-  private readonly spelling = new Map<string, string>();
+  private readonly spelling = new DiskSpelling();
   /** Files deleted on disk whose create may still come (a rename, a checkout), by path. */
-  private readonly pendingDeletes = new Map<string, NodeJS.Timeout>();
-  /** `flushed()` calls waiting for the pending deletes to be decided. */
-  private readonly deletesDecided: Array<() => void> = [];
+  private readonly pendingDeletes: DeleteWindow;
   private readonly detach = new Map<string, () => void>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
@@ -85,7 +77,6 @@ export class FolderSync implements FolderProject {
   private stopWatching: (() => Promise<void>) | null = null;
   private stopped = false;
   private readonly writeDelayMs: number;
-  private readonly renameWindowMs: number;
 
   constructor(private readonly options: FolderSyncOptions) {
     this.workspaceId = options.workspaceId;
@@ -93,7 +84,7 @@ export class FolderSync implements FolderProject {
     this.room = options.room;
     this.disk = options.disk;
     this.writeDelayMs = options.writeDelayMs ?? 100;
-    this.renameWindowMs = options.renameWindowMs ?? 100;
+    this.pendingDeletes = new DeleteWindow(options.renameWindowMs ?? 100, (path) => void this.enqueue(() => this.settleDelete(path)));
   }
 
   /** Reconciles disk and workspace, then follows both. */
@@ -117,7 +108,7 @@ export class FolderSync implements FolderProject {
     this.room.docDropped.delete(this.drop);
     for (const undo of this.detach.values()) undo();
     // A delete not settled yet stays in the workspace: the next start's reconcile decides it.
-    for (const path of [...this.pendingDeletes.keys()]) this.undefer(path);
+    this.pendingDeletes.clear();
     const pending = [...this.writeTimers.keys()];
     for (const timer of this.writeTimers.values()) clearTimeout(timer);
     this.writeTimers.clear();
@@ -133,7 +124,7 @@ export class FolderSync implements FolderProject {
     for (;;) {
       await this.queue;
       if (this.pendingDeletes.size > 0) {
-        await new Promise<void>((resolve) => this.deletesDecided.push(resolve));
+        await this.pendingDeletes.empty();
         continue;
       }
       const pending = [...this.writeTimers.keys()];
@@ -161,7 +152,7 @@ export class FolderSync implements FolderProject {
     // Files the workspace does not have yet are created together, in one change of the tree.
     const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number; digest: string }> = [];
     for (const { path: listed } of await this.disk.list()) {
-      const path = this.spelled(listed);
+      const path = this.spelling.note(listed);
       if (validatePath(path)) continue;
       onDisk.add(path);
       if (this.room.entries.has(path)) {
@@ -199,7 +190,7 @@ export class FolderSync implements FolderProject {
     // The last event per path decides (a create then a delete is a delete).
     const last = new Map<string, DiskEvent>();
     for (const event of events) {
-      const path = event.type === 'delete' ? normalizePath(event.path) : this.spelled(event.path);
+      const path = event.type === 'delete' ? normalizePath(event.path) : this.spelling.note(event.path);
       if (!validatePath(path)) last.set(path, event);
     }
     // Deletes first: the create that makes one of them a rename may be in this same batch.
@@ -213,39 +204,20 @@ export class FolderSync implements FolderProject {
    */
   private deleteLater(path: string): void {
     const files = this.room.entries.get(path)?.kind === 'file' ? [path] : [...this.paths.values()].filter((file) => file.startsWith(`${path}/`));
-    for (const file of files) {
-      clearTimeout(this.pendingDeletes.get(file));
-      this.pendingDeletes.set(
-        file,
-        setTimeout(() => {
-          if (this.undefer(file)) void this.enqueue(() => this.settleDelete(file));
-        }, this.renameWindowMs),
-      );
-    }
-  }
-
-  /** Takes a delete off the waiting list (paired, timed out, stopped); false if it was not on it. */
-  private undefer(path: string): boolean {
-    const timer = this.pendingDeletes.get(path);
-    if (timer === undefined) return false;
-    clearTimeout(timer);
-    this.pendingDeletes.delete(path);
-    // The waiters resume after the caller has queued what the delete leads to.
-    if (this.pendingDeletes.size === 0) for (const wake of this.deletesDecided.splice(0)) wake();
-    return true;
+    for (const file of files) this.pendingDeletes.hold(file);
   }
 
   private async settleDelete(path: string): Promise<void> {
     if (this.stopped) return;
-    if (await this.disk.read(this.onDiskAs(path))) await this.fromDisk(path);
+    if (await this.disk.read(this.spelling.onDisk(path))) await this.fromDisk(path);
     else this.deletedOnDisk(path);
   }
 
   private async createdOrChanged(path: string): Promise<void> {
     // Deleted and written again (git checkout -- f): a change of the same file, merged by line.
-    const recreated = this.undefer(path);
+    const recreated = this.pendingDeletes.take(path);
     if (!recreated && !this.room.entries.has(path)) {
-      const file = await this.disk.read(this.onDiskAs(path));
+      const file = await this.disk.read(this.spelling.onDisk(path));
       // Not a file: a folder moved or made on disk (the watcher names the folder, not its files).
       if (!file) return this.folderOnDisk(path);
       await this.noticeFoldedDeletes(path);
@@ -264,64 +236,37 @@ export class FolderSync implements FolderProject {
     const folder = path.slice(0, Math.max(0, path.lastIndexOf('/')));
     const neighbours = [...this.paths.values()].filter((other) => other.slice(0, Math.max(0, other.lastIndexOf('/'))) === folder && other !== path && !this.pendingDeletes.has(other));
     if (neighbours.length > maxNeighboursChecked) return;
-    for (const other of neighbours) if (!(await this.disk.read(this.onDiskAs(other)))) this.deleteLater(other);
+    for (const other of neighbours) if (!(await this.disk.read(this.spelling.onDisk(other)))) this.deleteLater(other);
   }
 
   private async folderOnDisk(path: string): Promise<void> {
-    for (const file of await this.disk.list(this.onDiskAs(path))) await this.createdOrChanged(this.spelled(file.path));
+    for (const file of await this.disk.list(this.spelling.onDisk(path))) await this.createdOrChanged(this.spelling.note(file.path));
   }
 
   /**
-   * A new file with the bytes a just-deleted file last synced is that file renamed (mv, git mv):
-   * the entry moves, keeping its document, its history and the tabs open on it; typing the disk
-   * had not seen yet is written to the new path by the merge that follows. Among files with the
-   * same bytes, one with the same name is taken first (a moved folder of `__init__.py`s). Failing
-   * that, the deleted file whose text is most like the new one's, if at least half its lines are
-   * the same (moved and changed in one go: a checkout of a branch that renamed it), and the merge
-   * takes the change in as line edits.
+   * A new file that is a just-deleted one moved (`renamedFrom`): the entry moves, keeping its
+   * document, its history and the tabs open on it; typing the disk had not seen yet is written to
+   * the new path, and a change made with the move is taken in, by the merge that follows.
    */
   private renamedOnDisk(path: string, bytes: Uint8Array): void {
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    const sameName = (deleted: string) => deleted.slice(deleted.lastIndexOf('/') + 1) === name;
-    const digest = contentDigest(bytes);
-    const candidates: Array<{ deleted: string; fileId: string }> = [];
-    let from: string | undefined;
-    for (const deleted of this.pendingDeletes.keys()) {
-      const entry = this.room.entries.get(deleted) as IndexEntry | undefined;
+    const deleted: DeletedFile[] = [];
+    for (const file of this.pendingDeletes.paths()) {
+      const entry = this.room.entries.get(file) as IndexEntry | undefined;
       if (entry?.kind !== 'file' || entry.binary) continue;
-      candidates.push({ deleted, fileId: entry.fileId });
-      if (this.synced.get(entry.fileId)?.digest !== digest) continue;
-      from ??= deleted;
-      if (sameName(deleted)) {
-        from = deleted;
-        break;
-      }
+      deleted.push({ path: file, digest: this.synced.get(entry.fileId)?.digest ?? null, base: this.baseOf(entry.fileId) });
     }
-    // Comparing texts costs a pass over both: only for a few deletes, not a moved folder of thousands.
-    const text = from === undefined && candidates.length <= maxSimilarityCandidates ? decodeText(bytes, maxSyncedTextBytes)?.text : undefined;
-    if (text !== undefined) {
-      let best = 0;
-      for (const { deleted, fileId } of candidates) {
-        const base = this.baseOf(fileId);
-        const similarity = base === null ? 0 : lineSimilarity(base, text);
-        if (similarity < minRenameSimilarity) continue;
-        if (similarity > best || (similarity === best && !sameName(from!) && sameName(deleted))) {
-          best = similarity;
-          from = deleted;
-        }
-      }
-    }
+    const from = renamedFrom(path, contentDigest(bytes), () => decodeText(bytes, maxSyncedTextBytes)?.text, deleted);
     if (from === undefined) return;
-    this.undefer(from);
+    this.pendingDeletes.take(from);
     let moved = false;
     this.inRoom(() => (moved = this.room.apply({ type: 'file.rename', requestId: 0, from, to: path }).ok));
-    if (moved) this.spelling.delete(from);
+    if (moved) this.spelling.forget(from);
     else this.deletedOnDisk(from);
   }
 
   /** A file on disk is new or changed: bring it into the workspace. */
   private async fromDisk(path: string): Promise<void> {
-    const file = await this.disk.read(this.onDiskAs(path));
+    const file = await this.disk.read(this.spelling.onDisk(path));
     if (!file) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind === 'folder') return;
@@ -398,7 +343,7 @@ export class FolderSync implements FolderProject {
     }
     this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
     this.forget(entry.fileId);
-    this.spelling.delete(path);
+    this.spelling.forget(path);
   }
 
   // ---- workspace → disk ----
@@ -428,8 +373,8 @@ export class FolderSync implements FolderProject {
       if (was === undefined) this.scheduleWrite(fileId, 0);
       else if (was !== path) {
         if (this.refused(path) || this.refused(was)) continue;
-        const from = this.onDiskAs(was);
-        this.spelling.delete(was);
+        const from = this.spelling.onDisk(was);
+        this.spelling.forget(was);
         void this.enqueue(() => this.disk.rename(from, path));
       }
     }
@@ -437,8 +382,8 @@ export class FolderSync implements FolderProject {
       if (after.has(fileId)) continue;
       this.cancelWrite(fileId);
       this.forget(fileId);
-      const onDisk = this.onDiskAs(path);
-      this.spelling.delete(path);
+      const onDisk = this.spelling.onDisk(path);
+      this.spelling.forget(path);
       if (!this.refused(path)) void this.enqueue(() => this.disk.remove(onDisk));
     }
   };
@@ -483,7 +428,7 @@ export class FolderSync implements FolderProject {
     if (synced && synced.base === text) return;
     const format = synced?.format ?? { bom: false, crlf: false };
     const bytes = encodeText(text, format);
-    if (await this.disk.write(this.onDiskAs(path), bytes, synced?.mode, synced ? synced.digest : null)) {
+    if (await this.disk.write(this.spelling.onDisk(path), bytes, synced?.mode, synced ? synced.digest : null)) {
       this.remember(fileId, text, format, synced?.mode, contentDigest(bytes));
       return;
     }
@@ -497,7 +442,7 @@ export class FolderSync implements FolderProject {
     const normalized = normalizePath(path);
     if (validatePath(normalized) || this.disk.ignored(normalized)) return { ok: false, message: `"${path}" cannot be written in this folder.` };
     await this.enqueue(async () => {
-      await this.disk.write(this.onDiskAs(normalized), bytes);
+      await this.disk.write(this.spelling.onDisk(normalized), bytes);
       await this.fromDisk(normalized);
     });
     return { ok: true };
@@ -512,36 +457,10 @@ export class FolderSync implements FolderProject {
   async readBinary(path: string): Promise<Uint8Array | null> {
     const normalized = normalizePath(path);
     if (validatePath(normalized)) return null;
-    return (await this.disk.read(this.onDiskAs(normalized)))?.bytes ?? null;
+    return (await this.disk.read(this.spelling.onDisk(normalized)))?.bytes ?? null;
   }
 
   // ---- bookkeeping ----
-
-  /** A path as the disk spells it, noted, and as the workspace spells it (NFC), returned. */
-  private spelled(onDisk: string): string {
-    const path = normalizePath(onDisk);
-    if (path === onDisk) return path;
-    const disk = onDisk.split('/');
-    const tree = path.split('/');
-    if (disk.length !== tree.length) return path;
-    for (let depth = 1; depth <= disk.length; depth++) {
-      if (disk[depth - 1] === tree[depth - 1]) continue;
-      this.spelling.set(tree.slice(0, depth).join('/'), disk.slice(0, depth).join('/'));
-    }
-    return path;
-  }
-
-  /** Where a path of the workspace is on disk: its own spelling there, or its folder's. */
-  private onDiskAs(path: string): string {
-    if (this.spelling.size === 0) return path;
-    const exact = this.spelling.get(path);
-    if (exact !== undefined) return exact;
-    for (let end = path.lastIndexOf('/'); end > 0; end = path.lastIndexOf('/', end - 1)) {
-      const folder = this.spelling.get(path.slice(0, end));
-      if (folder !== undefined) return folder + path.slice(end);
-    }
-    return path;
-  }
 
   private filePaths(): Map<string, string> {
     const paths = new Map<string, string>();
