@@ -234,7 +234,12 @@ export class FolderSync implements FolderProject {
    */
   private async noticeFoldedDeletes(path: string): Promise<void> {
     const folder = path.slice(0, Math.max(0, path.lastIndexOf('/')));
-    const neighbours = [...this.paths.values()].filter((other) => other.slice(0, Math.max(0, other.lastIndexOf('/'))) === folder && other !== path && !this.pendingDeletes.has(other));
+    const neighbours: string[] = [];
+    for (const [fileId, other] of this.paths) {
+      if (other === path || other.slice(0, Math.max(0, other.lastIndexOf('/'))) !== folder || this.pendingDeletes.has(other)) continue;
+      // Only files the disk had when last synced: one made in the IDE may not be written yet.
+      if (this.synced.get(fileId)?.digest) neighbours.push(other);
+    }
     if (neighbours.length > maxNeighboursChecked) return;
     for (const other of neighbours) if (!(await this.disk.read(this.spelling.onDisk(other)))) this.deleteLater(other);
   }

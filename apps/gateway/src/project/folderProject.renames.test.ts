@@ -87,6 +87,21 @@ describe('a file renamed on disk', () => {
     expect(idAt(ctx, 'f.ts')).toBe(fileId);
   });
 
+  it('git stash while someone types: the stash takes the saved change away as a line edit, the typing stays', async () => {
+    const root = folders.folder({ 'f.ts': 'one\ntwo\nthree\nfour\nfive\n' }, { git: true });
+    const ctx = await folders.open(root);
+    const fileId = fileIdOf(ctx.alice, 'f.ts');
+    const text = textOf(ctx.alice, fileId);
+    ctx.h.flush();
+    text.insert(text.length - 'five\n'.length, 'saved\n');
+    await until(ctx.h, () => readText(root, 'f.ts') === 'one\ntwo\nthree\nfour\nsaved\nfive\n', 'the saved line on disk');
+    text.insert(0, '// typed\n');
+    ctx.h.flush(); // the gateway has it; its write is queued
+    git(root, 'stash', '-q');
+    await until(ctx.h, () => text.toString() === '// typed\none\ntwo\nthree\nfour\nfive\n' && readText(root, 'f.ts') === text.toString(), 'the stash merged with the typing');
+    expect(idAt(ctx, 'f.ts')).toBe(fileId);
+  });
+
   it('a delete and its create in separate watcher batches are one change of the same document', async () => {
     // git checkout unlinks a file, then writes it; a slow disk or a busy gateway may see the two
     // in separate batches. The window is long here so that a loaded machine cannot outrun it.
