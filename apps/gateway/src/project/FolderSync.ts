@@ -53,8 +53,10 @@ interface Synced {
  * while people are in the room; the disk catches up within `writeDelayMs` (atomic writes, its
  * line endings, BOM and mode kept). Changes made on disk by anything else arrive as a
  * three-way merge from the last synced text, applied to the document like a peer's edit, so
- * nobody's typing is lost. Files created, deleted or renamed on either side follow on the
- * other. At start, disk and documents are reconciled the same way (a kill -9 between a
+ * nobody's typing is lost; a write replaces only what was last synced, so nothing written on
+ * disk is lost either (issue 32). Files created, deleted or renamed on either side follow on the
+ * other; a rename on disk keeps the document, and a file that stops being text keeps it too.
+ * At start, disk and documents are reconciled the same way (a kill -9 between a
  * document's update and its write loses nothing: the last synced text says who moved).
  */
 export class FolderSync implements FolderProject {
