@@ -197,7 +197,8 @@ export class FolderSync implements FolderProject {
     }
     // Deletes first: the create that makes one of them a rename may be in this same batch.
     for (const [path, event] of last) if (event.type === 'delete') this.deleteLater(path);
-    for (const [path, event] of last) if (event.type !== 'delete') await this.createdOrChanged(path);
+    const checked = new Set<string>(); // neighbours looked at for a folded-away delete, once a batch
+    for (const [path, event] of last) if (event.type !== 'delete') await this.createdOrChanged(path, checked);
   }
 
   /**
@@ -215,14 +216,14 @@ export class FolderSync implements FolderProject {
     else this.deletedOnDisk(path);
   }
 
-  private async createdOrChanged(path: string): Promise<void> {
+  private async createdOrChanged(path: string, checked: Set<string>): Promise<void> {
     // Deleted and written again (git checkout -- f): a change of the same file, merged by line.
     const recreated = this.pendingDeletes.take(path);
     if (!recreated && !this.room.entries.has(path)) {
       const file = await this.disk.read(this.spelling.onDisk(path));
       // Not a file: a folder moved or made on disk (the watcher names the folder, not its files).
-      if (!file) return this.folderOnDisk(path);
-      await this.noticeFoldedDeletes(path);
+      if (!file) return this.folderOnDisk(path, checked);
+      await this.noticeFoldedDeletes(path, checked);
       if (this.pendingDeletes.size > 0) this.renamedOnDisk(path, file.bytes);
     }
     await this.fromDisk(path);
@@ -234,20 +235,21 @@ export class FolderSync implements FolderProject {
    * create at its new name. So a new file's neighbours in the tree are checked: one gone from
    * disk is a delete (which the new file may pair with). Skipped in crowded folders.
    */
-  private async noticeFoldedDeletes(path: string): Promise<void> {
+  private async noticeFoldedDeletes(path: string, checked: Set<string>): Promise<void> {
     const folder = path.slice(0, Math.max(0, path.lastIndexOf('/')));
     const neighbours: string[] = [];
     for (const [fileId, other] of this.paths) {
-      if (other === path || other.slice(0, Math.max(0, other.lastIndexOf('/'))) !== folder || this.pendingDeletes.has(other)) continue;
+      if (other === path || checked.has(other) || other.slice(0, Math.max(0, other.lastIndexOf('/'))) !== folder || this.pendingDeletes.has(other)) continue;
       // Only files the disk had when last synced: one made in the IDE may not be written yet.
       if (this.synced.get(fileId)?.digest) neighbours.push(other);
     }
     if (neighbours.length > maxNeighboursChecked) return;
+    for (const other of neighbours) checked.add(other);
     for (const other of neighbours) if (!(await this.disk.read(this.spelling.onDisk(other)))) this.deleteLater(other);
   }
 
-  private async folderOnDisk(path: string): Promise<void> {
-    for (const file of await this.disk.list(this.spelling.onDisk(path))) await this.createdOrChanged(this.spelling.note(file.path));
+  private async folderOnDisk(path: string, checked: Set<string>): Promise<void> {
+    for (const file of await this.disk.list(this.spelling.onDisk(path))) await this.createdOrChanged(this.spelling.note(file.path), checked);
   }
 
   /**
