@@ -86,7 +86,12 @@ export class FolderSync implements FolderProject {
     this.room = options.room;
     this.disk = options.disk;
     this.writeDelayMs = options.writeDelayMs ?? 100;
-    this.pendingDeletes = new DeleteWindow(options.renameWindowMs ?? 100, (path) => void this.enqueue(() => this.settleDelete(path)));
+    // A delete whose window passed is decided in turn, after the disk work queued before it.
+    this.pendingDeletes = new DeleteWindow(options.renameWindowMs ?? 100, (path) => {
+      void this.enqueue(async () => {
+        if (this.pendingDeletes.take(path)) await this.settleDelete(path);
+      });
+    });
   }
 
   /** Reconciles disk and workspace, then follows both. */
@@ -262,7 +267,7 @@ export class FolderSync implements FolderProject {
     for (const file of this.pendingDeletes.paths()) {
       const entry = this.room.entries.get(file) as IndexEntry | undefined;
       if (entry?.kind !== 'file' || entry.binary) continue;
-      deleted.push({ path: file, digest: this.synced.get(entry.fileId)?.digest ?? null, base: this.baseOf(entry.fileId) });
+      deleted.push({ path: file, digest: this.synced.get(entry.fileId)?.digest ?? null, base: () => this.baseOf(entry.fileId) });
     }
     const from = renamedFrom(path, contentDigest(bytes), () => decodeText(bytes, maxSyncedTextBytes)?.text, deleted);
     if (from === undefined) return;

@@ -60,6 +60,20 @@ describe('a file renamed on disk', () => {
     expect([...ctx.alice.index.doc.getMap<IndexEntry>('entries').keys()].sort()).toEqual(['e/a.ts', 'e/empty.ts', 'e/sub/b.ts', 'other.ts']);
   });
 
+  it('a moved folder of many files keeps every document even when taking them in outlasts the window', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`d/f${i}.ts`] = `export const v${i} = ${i};\n`;
+    const root = folders.folder(files);
+    // A window far shorter than the time to take 200 files in: deletes expire mid-batch.
+    const ctx = await folders.open(root, { renameWindowMs: 1 });
+    const ids = Object.keys(files).map((path) => fileIdOf(ctx.alice, path));
+    renameSync(join(root, 'd'), join(root, 'e'));
+    await until(ctx.h, () => Object.keys(files).every((path, i) => idAt(ctx, `e/${path.slice(2)}`) === ids[i]), 'every file under e/ with its document');
+    await ctx.sync.flushed();
+    ctx.h.flush();
+    expect(ctx.alice.index.doc.getMap<IndexEntry>('entries').size).toBe(200);
+  });
+
   it('a file saved by renaming over it, then moved, in one watcher batch (no delete reported) keeps its document', async () => {
     const root = folders.folder({ 'a.ts': 'one\ntwo\nthree\n', 'b.ts': 'b\n' });
     const ctx = await folders.open(root);

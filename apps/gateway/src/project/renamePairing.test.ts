@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renamedFrom, type DeletedFile } from './renamePairing';
 
-const file = (path: string, digest: string, base: string | null = null): DeletedFile => ({ path, digest, base });
+const file = (path: string, digest: string, base: string | null = null): DeletedFile => ({ path, digest, base: () => base });
 
 describe('which deleted file a new one is, moved', () => {
   it('the one with its bytes, a same-named one first', () => {

@@ -5,8 +5,8 @@ export interface DeletedFile {
   path: string;
   /** What the disk held when it was last synced (`contentDigest`), null if unknown. */
   digest: string | null;
-  /** The text last synced, null if unknown. */
-  base: string | null;
+  /** The text last synced, null if unknown (asked only when texts are compared). */
+  base(): string | null;
 }
 
 /** A new file is a deleted one moved and changed if at least this share of its lines are the same. */
@@ -25,14 +25,15 @@ export function renamedFrom(path: string, digest: string, text: () => string | u
   const name = baseName(path);
   const exact = deleted.filter((file) => file.digest === digest);
   if (exact.length > 0) return (exact.find((file) => baseName(file.path) === name) ?? exact[0]!).path;
-  const candidates = deleted.filter((file) => file.base !== null);
-  if (candidates.length === 0 || candidates.length > maxTextCandidates) return undefined;
+  if (deleted.length === 0 || deleted.length > maxTextCandidates) return undefined;
   const created = text();
   if (created === undefined) return undefined;
   let from: DeletedFile | undefined;
   let best = 0;
-  for (const file of candidates) {
-    const similarity = lineSimilarity(file.base!, created);
+  for (const file of deleted) {
+    const base = file.base();
+    if (base === null) continue;
+    const similarity = lineSimilarity(base, created);
     if (similarity < minRenameSimilarity) continue;
     if (similarity > best || (similarity === best && baseName(from!.path) !== name && baseName(file.path) === name)) {
       best = similarity;
