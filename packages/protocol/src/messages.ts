@@ -13,8 +13,14 @@ export const FILE_TEXT_KEY = 'content';
 /**
  * A file or a folder of the tree. `binary` (folder projects): a file kept on disk that is not
  * text or too large to edit; it shows in the tree with its size and has no document.
+ * `unsynced` (folder projects): the file on disk stopped being text Flint edits while it had a
+ * document (re-saved in another encoding, or grown past the largest text it syncs); the document
+ * keeps everything typed but is not written to disk until the file is text again. A tab says so.
  */
-export type IndexEntry = { kind: 'file'; fileId: string; binary?: true; bytes?: number } | { kind: 'folder' };
+export type IndexEntry = { kind: 'file'; fileId: string; binary?: true; bytes?: number; unsynced?: UnsyncedReason } | { kind: 'folder' };
+
+/** Why a folder project's document stopped reaching its file: not UTF-8 text any more, or too large. */
+export type UnsyncedReason = 'not-text' | 'too-large';
 
 export type FileOp =
   | { type: 'file.create'; requestId: number; path: string; kind: 'file' | 'folder' }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Why a change to the folder was refused at its edge. */
@@ -54,9 +54,16 @@ export class ConfinedFolder {
   ) {}
 
   /** Writes a file atomically (a temporary file beside it, synced, renamed over it), creating its folders. */
-  async write(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
+  /**
+   * Writes a file atomically (a temporary file beside it, synced, renamed over it), creating its
+   * folders. With `expected` (a `contentDigest`, or null for "no file there") the file is replaced
+   * only if it still holds that, checked just before the rename: false, and nothing written, when
+   * something else changed it since (the caller merges that change first).
+   */
+  async write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean> {
     const names = namesOf(path);
     const name = names.pop()!;
+    let written = true;
     await this.within(names, true, async (at) => {
       await this.existingFile(at(name), path);
       // Named so that the watcher can tell it is ours and skip it (0023).
@@ -72,12 +79,18 @@ export class ConfinedFolder {
       try {
         await this.recheck(names, at);
         await this.beforeChange(path);
+        if (expected !== undefined && (await digestOf(at(name))) !== expected) {
+          written = false;
+          await unlink(at(temp));
+          return;
+        }
         await rename(at(temp), at(name));
       } catch (error) {
         await unlink(at(temp)).catch(() => {}); // the temporary file is ours; the error below says what failed
         throw error;
       }
     });
+    return written;
   }
 
   /** Deletes a file; nothing when it is already gone. */
@@ -181,5 +194,15 @@ export class ConfinedFolder {
   private async recheck(names: string[], at: (name: string) => string): Promise<void> {
     if (heldFolders) return;
     if ((await realpath(at('.'))) !== join(this.root, ...names)) throw linkRefused(names.join('/'));
+  }
+}
+
+/** The sha256 of what a file holds now (`contentDigest`); null when there is none. */
+async function digestOf(at: string): Promise<string | null> {
+  try {
+    return createHash('sha256').update(await readFile(at)).digest('hex');
+  } catch (error) {
+    if (code(error) === 'ENOENT') return null;
+    throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { isWithin } from '@flint/protocol';
 import watcher from '@parcel/watcher';
 import ignore, { type Ignore } from 'ignore';
+import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
@@ -18,12 +19,17 @@ export interface DiskEvent {
  * talks to: the real one is `NodeDisk`; tests may give a disk of their own.
  */
 export interface Disk {
-  /** Every file that is not ignored, with its size. */
-  list(): Promise<Array<{ path: string; size: number }>>;
+  /** Every file that is not ignored, with its size; only those in folder `under` when given (none if it is no folder). */
+  list(under?: string): Promise<Array<{ path: string; size: number }>>;
   /** A file's bytes and mode; null when there is none (or it is not a regular file inside the folder). */
   read(path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
-  /** Writes a file atomically (a temporary file renamed over it), creating its folders; keeps `mode`. */
-  write(path: string, bytes: Uint8Array, mode?: number): Promise<void>;
+  /**
+   * Writes a file atomically (a temporary file renamed over it), creating its folders; keeps
+   * `mode`. With `expected` (a `contentDigest`, or null for "no file there") the file is replaced
+   * only if it still holds that, checked just before the rename; false when it did not (someone
+   * else wrote it since: their change is merged first, not overwritten).
+   */
+  write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean>;
   remove(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   /** Reports changes made to the folder (by anything, this process included), batched. */
@@ -46,6 +52,9 @@ const posix = (path: string) => path.split(sep).join('/');
  * the next time anyone uses git in the folder.
  */
 export const inGitFolder = (path: string) => path.split('/').some((segment) => segment.toLowerCase() === '.git');
+/** What a file holds, for `Disk.write`'s check: the sha256 of its bytes. */
+export const contentDigest = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
 /** Our own temporary files (a write in progress): never read as a file of the project. */
 const temporary = /(^|\/)\.[^/]*\.flint-[0-9a-f]{8}\.tmp$/;
 
@@ -205,8 +214,10 @@ export class NodeDisk implements Disk {
     }
   }
 
-  async list(): Promise<Array<{ path: string; size: number }>> {
-    return this.filesUnder('');
+  async list(under?: string): Promise<Array<{ path: string; size: number }>> {
+    if (under === undefined) return this.filesUnder('');
+    const folder = this.inside(under) && !this.ignored(`${under}/`) && !this.ignored(under) ? await lstat(join(this.root, under)).catch(() => null) : null;
+    return folder?.isDirectory() ? this.filesUnder(under) : [];
   }
 
   /** The files under a folder that are not ignored, each folder's .gitignore read as the disk has it. */
@@ -214,7 +225,10 @@ export class NodeDisk implements Disk {
     const files: Array<{ path: string; size: number }> = [];
     const walk = async (folder: string): Promise<void> => {
       if (folder !== '') await this.refreshRules(folder);
-      const entries = await readdir(join(this.root, folder), { withFileTypes: true });
+      const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch((error: unknown) => {
+        if (folder === top && top !== '') return []; // not a folder (any more)
+        throw error;
+      });
       for (const entry of entries) {
         const path = folder ? `${folder}/${entry.name}` : entry.name;
         if (this.ignored(entry.isDirectory() ? `${path}/` : path) || this.ignored(path)) continue;
@@ -242,10 +256,10 @@ export class NodeDisk implements Disk {
     }
   }
 
-  async write(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
+  async write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean> {
     await this.confine(path);
     this.noteOurs(path, new TextDecoder().decode(bytes));
-    await this.folder.write(path, bytes, mode);
+    return this.folder.write(path, bytes, mode, expected);
   }
 
   async remove(path: string): Promise<void> {
@@ -309,3 +323,4 @@ export class NodeDisk implements Disk {
     };
   }
 }
+

@@ -16,7 +16,7 @@ async function open(files: Record<string, string | Uint8Array>, store = new Sqli
     return { workspaceId: ws.workspaceId, token: ws.owner.token };
   })();
   const held = h.gateway.holdRoom(created.workspaceId)!;
-  const sync = new FolderSync({ workspaceId: created.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0 });
+  const sync = new FolderSync({ workspaceId: created.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0, renameWindowMs: 0 });
   await sync.start();
   const alice = h.client(created.workspaceId, created.token);
   h.flush();
@@ -132,7 +132,7 @@ describe('a folder project', () => {
 /** A new FolderSync on the same disk and workspace (a restart of the sync alone). */
 async function reopen(ctx: Awaited<ReturnType<typeof open>>) {
   const held = ctx.h.gateway.holdRoom(ctx.workspaceId)!;
-  const sync = new FolderSync({ workspaceId: ctx.workspaceId, room: held.room, disk: ctx.disk, bases: { get: (k) => ctx.h.store.getMeta(k), set: (k, v) => ctx.h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0 });
+  const sync = new FolderSync({ workspaceId: ctx.workspaceId, room: held.room, disk: ctx.disk, bases: { get: (k) => ctx.h.store.getMeta(k), set: (k, v) => ctx.h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0, renameWindowMs: 0 });
   await sync.start();
   const alice = ctx.h.client(ctx.workspaceId, ctx.token);
   ctx.h.flush();

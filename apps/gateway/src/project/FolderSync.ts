@@ -1,11 +1,14 @@
-import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry } from '@flint/protocol';
+import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry, type UnsyncedReason } from '@flint/protocol';
 import type * as Y from 'yjs';
 import type { Log } from '../core/GatewayContext';
-import type { LiveDoc } from '../core/LiveDoc';
+import { GATEWAY_ORIGIN, type LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
-import { inGitFolder, type Disk, type DiskEvent } from './Disk';
-import { applyText, decodeText, encodeLike, encodeText, mergeText, type TextFormat } from './fileText';
+import { contentDigest, inGitFolder, type Disk, type DiskEvent } from './Disk';
+import { DeleteWindow } from './DeleteWindow';
+import { DiskSpelling } from './DiskSpelling';
+import { applyText, decodeText, encodeLike, encodeText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
 import type { FolderProject, WrittenFile } from './FolderProject';
+import { renamedFrom, type DeletedFile } from './renamePairing';
 
 /** Where the last synced text of each file is kept, so a restart can tell who changed what. */
 export interface SyncBases {
@@ -22,12 +25,21 @@ export interface FolderSyncOptions {
   log: Log;
   /** A document's changes reach the disk this long after they stop (default 100 ms). */
   writeDelayMs?: number;
+  /**
+   * A file deleted on disk is taken out of the workspace this long after, unless a create
+   * pairs with it first (default 100 ms): a rename, `git mv` or `git checkout -- f` reaches the
+   * watcher as a delete and a create, not always in one batch.
+   */
+  renameWindowMs?: number;
 }
 
 /** Files an upload creates per change of the tree. */
 const uploadBatchFiles = 50;
 
-type FreshFile = { path: string; text?: string; binaryBytes?: number; format?: TextFormat };
+type FreshFile = { path: string; text?: string; binaryBytes?: number; format?: TextFormat; digest?: string };
+
+/** A new file's neighbours are checked for a delete the watcher folded away in folders this small. */
+const maxNeighboursChecked = 64;
 
 /** The origin of changes the disk brings into documents and the tree (not written back). */
 export const DISK_ORIGIN = Symbol('flint-disk');
@@ -37,6 +49,8 @@ interface Synced {
   base: string;
   format: TextFormat;
   mode: number | undefined;
+  /** What the disk held then (`contentDigest`; null: no file): a write replaces only that. */
+  digest: string | null;
 }
 
 /**
@@ -44,8 +58,10 @@ interface Synced {
  * while people are in the room; the disk catches up within `writeDelayMs` (atomic writes, its
  * line endings, BOM and mode kept). Changes made on disk by anything else arrive as a
  * three-way merge from the last synced text, applied to the document like a peer's edit, so
- * nobody's typing is lost. Files created, deleted or renamed on either side follow on the
- * other. At start, disk and documents are reconciled the same way (a kill -9 between a
+ * nobody's typing is lost; a write replaces only what was last synced, so nothing written on
+ * disk is lost either (issue 32). Files created, deleted or renamed on either side follow on the
+ * other; a rename on disk keeps the document, and a file that stops being text keeps it too.
+ * At start, disk and documents are reconciled the same way (a kill -9 between a
  * document's update and its write loses nothing: the last synced text says who moved).
  */
 export class FolderSync implements FolderProject {
@@ -55,6 +71,9 @@ export class FolderSync implements FolderProject {
   private readonly disk: Disk;
   private readonly synced = new Map<string, Synced>();
   private readonly writeTimers = new Map<string, NodeJS.Timeout>();
+  private readonly spelling = new DiskSpelling();
+  /** Files deleted on disk whose create may still come (a rename, a checkout), by path. */
+  private readonly pendingDeletes: DeleteWindow;
   private readonly detach = new Map<string, () => void>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
@@ -72,6 +91,12 @@ export class FolderSync implements FolderProject {
     this.room = options.room;
     this.disk = options.disk;
     this.writeDelayMs = options.writeDelayMs ?? 100;
+    // A delete whose window passed is decided in turn, after the disk work queued before it.
+    this.pendingDeletes = new DeleteWindow(options.renameWindowMs ?? 100, (path) => {
+      void this.enqueue(async () => {
+        if (this.pendingDeletes.take(path)) await this.settleDelete(path);
+      });
+    });
   }
 
   /** Reconciles disk and workspace, then follows both. */
@@ -96,6 +121,8 @@ export class FolderSync implements FolderProject {
     this.room.docLoaded.delete(this.attach);
     this.room.docDropped.delete(this.drop);
     for (const undo of this.detach.values()) undo();
+    // A delete not settled yet stays in the workspace: the next start's reconcile decides it.
+    this.pendingDeletes.clear();
     const pending = [...this.writeTimers.keys()];
     for (const timer of this.writeTimers.values()) clearTimeout(timer);
     this.writeTimers.clear();
@@ -103,9 +130,17 @@ export class FolderSync implements FolderProject {
     await this.queue;
   }
 
-  /** Resolves once every pending write has run and the disk work queued so far is done. */
+  /**
+   * Resolves once every pending write has run, every delete waiting for its create is decided
+   * (`renameWindowMs`), and the disk work queued so far is done.
+   */
   async flushed(): Promise<void> {
     for (;;) {
+      await this.queue;
+      if (this.pendingDeletes.size > 0) {
+        await this.pendingDeletes.empty();
+        continue;
+      }
       const pending = [...this.writeTimers.keys()];
       for (const fileId of pending) {
         this.cancelWrite(fileId);
@@ -113,7 +148,7 @@ export class FolderSync implements FolderProject {
       }
       const queue = this.queue;
       await queue;
-      if (this.writeTimers.size === 0 && queue === this.queue) return;
+      if (this.writeTimers.size === 0 && this.pendingDeletes.size === 0 && queue === this.queue) return;
     }
   }
 
@@ -129,9 +164,9 @@ export class FolderSync implements FolderProject {
   private async reconcile(): Promise<void> {
     const onDisk = new Set<string>();
     // Files the workspace does not have yet are created together, in one change of the tree.
-    const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number }> = [];
+    const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number; digest: string }> = [];
     for (const { path: listed } of await this.disk.list()) {
-      const path = normalizePath(listed);
+      const path = this.spelling.note(listed);
       if (validatePath(path)) continue;
       onDisk.add(path);
       if (this.room.entries.has(path)) {
@@ -141,14 +176,15 @@ export class FolderSync implements FolderProject {
       const file = await this.disk.read(listed);
       if (!file) continue;
       const decoded = decodeText(file.bytes);
-      fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, mode: file.mode } : { path, binaryBytes: file.bytes.byteLength, mode: file.mode });
+      const digest = contentDigest(file.bytes);
+      fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, mode: file.mode, digest } : { path, binaryBytes: file.bytes.byteLength, mode: file.mode, digest });
     }
     if (fresh.length) {
       let created = new Map<string, string>();
       this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
       for (const file of fresh) {
         const fileId = created.get(file.path);
-        if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, file.mode);
+        if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, file.mode, file.digest);
       }
     }
     // In the workspace but not on disk: deleted there while we were away, or never written.
@@ -168,21 +204,101 @@ export class FolderSync implements FolderProject {
     if (this.stopped) return;
     // The last event per path decides (a create then a delete is a delete).
     const last = new Map<string, DiskEvent>();
-    for (const event of events) last.set(normalizePath(event.path), event);
-    for (const [path, event] of last) {
-      if (validatePath(path)) continue;
-      if (event.type === 'delete') this.deletedOnDisk(path);
-      else await this.fromDisk(path);
+    for (const event of events) {
+      const path = event.type === 'delete' ? normalizePath(event.path) : this.spelling.note(event.path);
+      if (!validatePath(path)) last.set(path, event);
     }
+    // Deletes first: the create that makes one of them a rename may be in this same batch.
+    for (const [path, event] of last) if (event.type === 'delete') this.deleteLater(path);
+    const checked = new Set<string>(); // neighbours looked at for a folded-away delete, once a batch
+    for (const [path, event] of last) if (event.type !== 'delete') await this.createdOrChanged(path, checked);
+  }
+
+  /**
+   * A delete waits `renameWindowMs` for its create (a rename, a checkout) before it is one. A
+   * folder's delete (the watcher reports a moved folder, not its files) is one for each file in it.
+   */
+  private deleteLater(path: string): void {
+    const files = this.room.entries.get(path)?.kind === 'file' ? [path] : [...this.paths.values()].filter((file) => file.startsWith(`${path}/`));
+    for (const file of files) this.pendingDeletes.hold(file);
+  }
+
+  private async settleDelete(path: string): Promise<void> {
+    if (this.stopped) return;
+    if (await this.disk.read(this.spelling.onDisk(path))) await this.fromDisk(path);
+    else this.deletedOnDisk(path);
+  }
+
+  private async createdOrChanged(path: string, checked: Set<string>): Promise<void> {
+    // Deleted and written again (git checkout -- f): a change of the same file, merged by line.
+    const recreated = this.pendingDeletes.take(path);
+    if (!recreated && !this.room.entries.has(path)) {
+      const file = await this.disk.read(this.spelling.onDisk(path));
+      // Not a file: a folder moved or made on disk (the watcher names the folder, not its files).
+      if (!file) return this.folderOnDisk(path, checked);
+      await this.noticeFoldedDeletes(path, checked);
+      if (this.pendingDeletes.size > 0) this.renamedOnDisk(path, file.bytes);
+    }
+    await this.fromDisk(path);
+  }
+
+  /**
+   * The watcher folds a create and a delete of one path in a batch into nothing: a file saved
+   * by renaming over it (sed -i, an editor) and then moved away reports no delete, only the
+   * create at its new name. So a new file's neighbours in the tree are checked: one gone from
+   * disk is a delete (which the new file may pair with). Skipped in crowded folders.
+   */
+  private async noticeFoldedDeletes(path: string, checked: Set<string>): Promise<void> {
+    const folder = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+    const neighbours: string[] = [];
+    for (const [fileId, other] of this.paths) {
+      if (other === path || checked.has(other) || other.slice(0, Math.max(0, other.lastIndexOf('/'))) !== folder || this.pendingDeletes.has(other)) continue;
+      // Only files the disk had when last synced: one made in the IDE may not be written yet.
+      if (this.synced.get(fileId)?.digest) neighbours.push(other);
+    }
+    if (neighbours.length > maxNeighboursChecked) return;
+    for (const other of neighbours) checked.add(other);
+    for (const other of neighbours) if (!(await this.disk.read(this.spelling.onDisk(other)))) this.deleteLater(other);
+  }
+
+  private async folderOnDisk(path: string, checked: Set<string>): Promise<void> {
+    for (const file of await this.disk.list(this.spelling.onDisk(path))) await this.createdOrChanged(this.spelling.note(file.path), checked);
+  }
+
+  /**
+   * A new file that is a just-deleted one moved (`renamedFrom`): the entry moves, keeping its
+   * document, its history and the tabs open on it; typing the disk had not seen yet is written to
+   * the new path, and a change made with the move is taken in, by the merge that follows.
+   */
+  private renamedOnDisk(path: string, bytes: Uint8Array): void {
+    const deleted: DeletedFile[] = [];
+    for (const file of this.pendingDeletes.paths()) {
+      const entry = this.room.entries.get(file) as IndexEntry | undefined;
+      if (entry?.kind !== 'file' || entry.binary) continue;
+      deleted.push({ path: file, digest: this.synced.get(entry.fileId)?.digest ?? null, base: () => this.baseOf(entry.fileId) });
+    }
+    const from = renamedFrom(path, contentDigest(bytes), () => decodeText(bytes, maxSyncedTextBytes)?.text, deleted);
+    if (from === undefined) return;
+    this.pendingDeletes.take(from);
+    let moved = false;
+    this.inRoom(() => (moved = this.room.apply({ type: 'file.rename', requestId: 0, from, to: path }).ok));
+    if (moved) this.spelling.forget(from);
+    else this.deletedOnDisk(from);
   }
 
   /** A file on disk is new or changed: bring it into the workspace. */
   private async fromDisk(path: string): Promise<void> {
-    const file = await this.disk.read(path);
+    const file = await this.disk.read(this.spelling.onDisk(path));
     if (!file) return;
-    const decoded = decodeText(file.bytes);
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind === 'folder') return;
+    const hasDocument = entry?.kind === 'file' && !entry.binary;
+    const decoded = decodeText(file.bytes, hasDocument ? maxSyncedTextBytes : maxTextBytes);
+    const digest = contentDigest(file.bytes);
+    if (!decoded && hasDocument) {
+      // Never trade a document for a binary entry: what people typed (and type next) stays.
+      return this.markUnsynced(path, file.bytes.byteLength > maxSyncedTextBytes ? 'too-large' : 'not-text');
+    }
     if (!decoded) {
       if (entry?.kind === 'file' && entry.binary && entry.bytes === file.bytes.byteLength) return;
       this.inRoom(() => {
@@ -198,23 +314,24 @@ export class FolderSync implements FolderProject {
         // Not kept loaded: a folder of thousands of files would hold a doc per file.
         fileId = this.room.createFile(path, decoded.text, false).fileId;
       });
-      if (fileId) this.remember(fileId, decoded.text, decoded.format, file.mode);
+      if (fileId) this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       return;
     }
     const fileId = entry.fileId;
+    if (entry.unsynced) this.markUnsynced(path, undefined);
     this.withDoc(fileId, (live) => {
       const text = live.doc.getText(FILE_TEXT_KEY);
       const current = text.toString();
       const base = this.baseOf(fileId);
       if (decoded.text === base || decoded.text === current) {
-        this.remember(fileId, decoded.text === current ? current : base!, decoded.format, file.mode);
+        this.remember(fileId, decoded.text === current ? current : base!, decoded.format, file.mode, digest);
         if (current !== decoded.text) this.scheduleWrite(fileId);
         return;
       }
       // Never synced before (a workspace opened from this folder for the first time): the disk's text.
       const merged = base === null ? decoded.text : mergeText(current, base, decoded.text);
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
-      this.remember(fileId, decoded.text, decoded.format, file.mode);
+      this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
     });
   }
@@ -237,12 +354,18 @@ export class FolderSync implements FolderProject {
   private deletedOnDisk(path: string): void {
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind !== 'file') return;
+    if (entry.unsynced) this.markUnsynced(path, undefined); // the file that was not text is gone
     const text = entry.binary ? null : this.textOf(entry.fileId);
     const base = this.baseOf(entry.fileId);
     // Typing the disk never saw is not thrown away: the document is written back.
-    if (text !== null && base !== null && text !== base) return this.scheduleWrite(entry.fileId);
+    if (text !== null && base !== null && text !== base) {
+      const synced = this.synced.get(entry.fileId);
+      if (synced) synced.digest = null;
+      return this.scheduleWrite(entry.fileId);
+    }
     this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
     this.forget(entry.fileId);
+    this.spelling.forget(path);
   }
 
   // ---- workspace → disk ----
@@ -272,14 +395,18 @@ export class FolderSync implements FolderProject {
       if (was === undefined) this.scheduleWrite(fileId, 0);
       else if (was !== path) {
         if (this.refused(path) || this.refused(was)) continue;
-        void this.enqueue(() => this.disk.rename(was, path));
+        const from = this.spelling.onDisk(was);
+        this.spelling.forget(was);
+        void this.enqueue(() => this.disk.rename(from, path));
       }
     }
     for (const [fileId, path] of before) {
       if (after.has(fileId)) continue;
       this.cancelWrite(fileId);
       this.forget(fileId);
-      if (!this.refused(path)) void this.enqueue(() => this.disk.remove(path));
+      const onDisk = this.spelling.onDisk(path);
+      this.spelling.forget(path);
+      if (!this.refused(path)) void this.enqueue(() => this.disk.remove(onDisk));
     }
   };
 
@@ -308,18 +435,28 @@ export class FolderSync implements FolderProject {
     this.writeTimers.delete(fileId);
   }
 
-  /** Writes a document to its file, unless the disk already has its text. */
+  /**
+   * Writes a document to its file, unless the disk already has its text. The file is replaced
+   * only if it still holds what was last synced: a change someone else made since (its watcher
+   * event not taken in yet) is merged into the document first, and the merge written after.
+   */
   private async write(fileId: string, path = this.room.pathOf(fileId)): Promise<void> {
     if (path === null || this.refused(path)) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
-    if (entry?.kind !== 'file' || entry.binary) return;
+    if (entry?.kind !== 'file' || entry.binary || entry.unsynced) return;
     const text = this.textOf(fileId);
     if (text === null) return;
     const synced = this.synced.get(fileId);
     if (synced && synced.base === text) return;
     const format = synced?.format ?? { bom: false, crlf: false };
-    await this.disk.write(path, format.mixed ? encodeLike(text, format, (await this.disk.read(path))?.bytes ?? null) : encodeText(text, format), synced?.mode);
-    this.remember(fileId, text, format, synced?.mode);
+    const onDisk = this.spelling.onDisk(path);
+    const bytes = format.mixed ? encodeLike(text, format, (await this.disk.read(onDisk))?.bytes ?? null) : encodeText(text, format);
+    if (await this.disk.write(onDisk, bytes, synced?.mode, synced ? synced.digest : null)) {
+      this.remember(fileId, text, format, synced?.mode, contentDigest(bytes));
+      return;
+    }
+    // Changed on disk since: merged now (a merge that differs from the disk schedules its write).
+    await this.fromDisk(path);
   }
 
   /** The room asks before a path is created, renamed or deleted; the sync's own changes pass. */
@@ -335,7 +472,7 @@ export class FolderSync implements FolderProject {
     const normalized = normalizePath(path);
     if (validatePath(normalized) || this.disk.ignored(normalized)) return { ok: false, message: `"${path}" cannot be written in this folder.` };
     await this.enqueue(async () => {
-      await this.disk.write(normalized, bytes);
+      await this.disk.write(this.spelling.onDisk(normalized), bytes);
       await this.fromDisk(normalized);
     });
     return { ok: true };
@@ -363,7 +500,7 @@ export class FolderSync implements FolderProject {
           continue;
         }
         const decoded = decodeText(bytes);
-        fresh.push(decoded ? { path, text: decoded.text, format: decoded.format } : { path, binaryBytes: bytes.byteLength });
+        fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, digest: contentDigest(bytes) } : { path, binaryBytes: bytes.byteLength });
         if (fresh.length >= uploadBatchFiles) {
           outcomes.push(...(await this.createWritten(fresh)));
           fresh = [];
@@ -387,7 +524,7 @@ export class FolderSync implements FolderProject {
     const outcomes: WrittenFile[] = [];
     for (const file of fresh) {
       const fileId = created.get(file.path);
-      if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, undefined);
+      if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, undefined, file.digest ?? null);
       if (fileId) outcomes.push({ path: file.path, ok: true, created: true });
     }
     // Not removed again: the write may have replaced a file the watcher had not reported yet.
@@ -405,7 +542,7 @@ export class FolderSync implements FolderProject {
   async readBinary(path: string): Promise<Uint8Array | null> {
     const normalized = normalizePath(path);
     if (validatePath(normalized)) return null;
-    return (await this.disk.read(normalized))?.bytes ?? null;
+    return (await this.disk.read(this.spelling.onDisk(normalized)))?.bytes ?? null;
   }
 
   // ---- bookkeeping ----
@@ -428,14 +565,27 @@ export class FolderSync implements FolderProject {
     return this.synced.get(fileId)?.base ?? this.options.bases.get(this.baseKey(fileId));
   }
 
-  private remember(fileId: string, base: string, format: TextFormat, mode: number | undefined): void {
+  private remember(fileId: string, base: string, format: TextFormat, mode: number | undefined, digest: string | null): void {
     const previous = this.synced.get(fileId);
-    this.synced.set(fileId, { base, format, mode: mode ?? previous?.mode });
+    this.synced.set(fileId, { base, format, mode: mode ?? previous?.mode, digest });
     if (previous?.base !== base) this.options.bases.set(this.baseKey(fileId), base);
   }
 
   private forget(fileId: string): void {
     this.synced.delete(fileId);
+  }
+
+  /**
+   * Says on a file's entry why its document no longer reaches the disk (undefined: it does
+   * again); the tab shows it. Its document is kept, typing and all.
+   */
+  private markUnsynced(path: string, reason: UnsyncedReason | undefined): void {
+    const entry = this.room.entries.get(path);
+    if (entry?.kind !== 'file' || entry.unsynced === reason) return;
+    const { unsynced: _was, ...rest } = entry;
+    const next: IndexEntry = reason ? { ...rest, unsynced: reason } : rest;
+    if (reason) this.options.log('warn', 'a file stopped being text; its document is kept and no longer written', { root: this.root, path, reason });
+    this.inRoom(() => this.room.entries.doc!.transact(() => this.room.entries.set(path, next), GATEWAY_ORIGIN));
   }
 
   private inRoom(change: () => void): void {

@@ -1,4 +1,4 @@
-import type { Disk, DiskEvent } from './Disk';
+import { contentDigest, type Disk, type DiskEvent } from './Disk';
 
 /**
  * A folder in memory, for FolderSync's tests: its watcher reports changes only when the test
@@ -40,19 +40,21 @@ export class MemoryDisk implements Disk {
     if (events.length) this.listener?.(events);
   }
 
-  async list(): Promise<Array<{ path: string; size: number }>> {
-    return [...this.files].filter(([path]) => !this.ignored(path)).map(([path, file]) => ({ path, size: file.bytes.byteLength }));
+  async list(under?: string): Promise<Array<{ path: string; size: number }>> {
+    return [...this.files].filter(([path]) => !this.ignored(path) && (under === undefined || path.startsWith(`${under}/`))).map(([path, file]) => ({ path, size: file.bytes.byteLength }));
   }
 
   async read(path: string): Promise<{ bytes: Uint8Array; mode: number } | null> {
     return this.files.get(path) ?? null;
   }
 
-  async write(path: string, bytes: Uint8Array, mode?: number): Promise<void> {
+  async write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean> {
     const existed = this.files.has(path);
+    if (expected !== undefined && (existed ? contentDigest(this.files.get(path)!.bytes) : null) !== expected) return false;
     this.files.set(path, { bytes, mode: mode ?? this.files.get(path)?.mode ?? 0o644 });
     this.writes++;
     this.pending.push({ type: existed ? 'update' : 'create', path });
+    return true;
   }
 
   async remove(path: string): Promise<void> {

@@ -2,11 +2,20 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { applyText, decodeText, encodeText, mergeText } from './fileText';
+import { applyText, decodeText, encodeText, lineSimilarity, mergeText } from './fileText';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe('file text', () => {
+  it('says how alike two texts are by their shared lines, repeats counted', () => {
+    expect(lineSimilarity('', '')).toBe(1);
+    expect(lineSimilarity('a\nb\n', 'a\nb\n')).toBe(1);
+    expect(lineSimilarity('a\nb\nc\nd\n', 'a\nb\nc\nD\n')).toBe(0.75);
+    expect(lineSimilarity('a\na\n', 'a\nb\n')).toBe(0.5);
+    expect(lineSimilarity('a\n', 'a\nb\nc\nd\n')).toBe(0.25);
+    expect(lineSimilarity('x\n', '')).toBe(0);
+  });
+
   it('decodes text and gives it back spelled the same: BOM, CRLF', () => {
     for (const raw of ['a\nb\n', 'a\r\nb\r\n', '\ufeffx\r\ny', 'no break', '']) {
       const file = bytes(raw);

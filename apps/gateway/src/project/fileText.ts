@@ -11,15 +11,20 @@ export interface TextFormat {
 
 /** Files past this many bytes stay on disk as binary: they are not opened as text. */
 export const maxTextBytes = 1024 * 1024;
+/**
+ * A file that already has a document keeps syncing up to this size (a document's own limit):
+ * people who typed it past `maxTextBytes` must not see it turn binary under them.
+ */
+export const maxSyncedTextBytes = 8 * 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const bomBytes = [0xef, 0xbb, 0xbf];
 
 /**
  * The text of a file's bytes, and how it is spelled; null when it is not text we edit (a NUL in
- * its first 8 KB, invalid UTF-8, or larger than `maxTextBytes`).
+ * its first 8 KB, invalid UTF-8, or larger than `maxBytes`).
  */
-export function decodeText(bytes: Uint8Array): { text: string; format: TextFormat } | null {
-  if (bytes.byteLength > maxTextBytes || bytes.subarray(0, 8192).includes(0)) return null;
+export function decodeText(bytes: Uint8Array, maxBytes = maxTextBytes): { text: string; format: TextFormat } | null {
+  if (bytes.byteLength > maxBytes || bytes.subarray(0, 8192).includes(0)) return null;
   const bom = bomBytes.every((byte, i) => bytes[i] === byte);
   let text: string;
   try {
@@ -85,6 +90,28 @@ export function mergeText(doc: string, base: string, disk: string): string {
   return diff3Merge(lines(doc), lines(base), lines(disk), { excludeFalseConflicts: true })
     .map((region) => (region.ok ?? region.conflict!.a).join(''))
     .join('');
+}
+
+/**
+ * How alike two texts are, 0 to 1: the lines they share (repeats counted) over the line count of
+ * the longer. Pairs a file deleted on disk with one created in its place under another name and
+ * changed meanwhile (git's rename detection asks the same, by bytes, at 50%).
+ */
+export function lineSimilarity(a: string, b: string): number {
+  const left = lines(a);
+  const right = lines(b);
+  const longest = Math.max(left.length, right.length);
+  if (longest === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const line of left) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let common = 0;
+  for (const line of right) {
+    const count = counts.get(line) ?? 0;
+    if (count === 0) continue;
+    common++;
+    counts.set(line, count - 1);
+  }
+  return common / longest;
 }
 
 /**

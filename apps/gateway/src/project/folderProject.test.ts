@@ -96,7 +96,9 @@ describe('a folder project on disk, in a git repository', () => {
     a.insert(a.length, '// typed during checkout\n');
     git(root, 'checkout', '-q', 'main');
     await until(ctx.h, () => b.toString() === 'export const b = 1;\n' && read(root, 'src/a.ts')?.includes('// typed during checkout') === true, 'main again, the typing kept');
-    expect(a.toString()).toBe('// hello\nexport const a = 1;\n// typed during checkout\n');
+    // `commit -a` took "// hello" into feature; main has no such line, so the checkout removes it
+    // (a line edit like any other) and the line typed meanwhile stays.
+    expect(a.toString()).toBe('export const a = 1;\n// typed during checkout\n');
     expect(git(root, 'status', '--porcelain')).toContain(' M src/a.ts');
 
     // Files created and deleted on disk come and go in the tree.

@@ -44,7 +44,7 @@ async function run(ops: Op[]): Promise<void> {
   const h = new Harness();
   const ws = h.gateway.createWorkspace('Folder');
   const held = h.gateway.holdRoom(ws.workspaceId)!;
-  const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0 });
+  const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0, renameWindowMs: 0 });
   await sync.start();
   const clients = [h.client(ws.workspaceId, ws.owner.token), h.client(ws.workspaceId, ws.owner.token)];
   h.flush();

@@ -9,10 +9,12 @@ import { useWorkspace } from '../stores/workspaceStore';
 import { AgentReviewBar } from './AgentReviewBar';
 import { BinaryFilePane } from './BinaryFilePane';
 import { DiffPane } from './DiffPane';
+import { UnsyncedBanner } from './UnsyncedBanner';
 
 /**
  * The one Monaco editor of the tab. Tabs switch its model; see EditorController. Over it: the
- * diff against HEAD (DiffController) or, for a binary file, a note that it is not text.
+ * diff against HEAD (DiffController) or, for a binary file, a note that it is not text; for a
+ * folder file that stopped reaching the disk, a banner saying why.
  */
 export function EditorPane() {
   const container = useRef<HTMLDivElement>(null);
@@ -46,6 +48,7 @@ export function EditorPane() {
       <DiffPane hostRef={diffHost} />
       {hasActive && binary && !diffOpen && <BinaryFilePane />}
       {hasActive && !binary && !diffOpen && <AgentReviewBar />}
+      {hasActive && !binary && !diffOpen && <UnsyncedBanner />}
       {!hasActive && !diffOpen && (
         <div className="editor-empty">
           {indexSynced ? (
