@@ -3,7 +3,9 @@ import { FILE_TEXT_KEY } from '@flint/protocol';
 import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as Y from 'yjs';
 import { SqliteStore } from '../../storage/SqliteStore';
+import { StoreError, type Store } from '../../storage/Store';
 import { fileIdOf, Harness, textOf } from '../testHarness';
 import { MemoryBus, MemoryHub } from './MemoryBus';
 
@@ -168,6 +170,111 @@ describe('a link revoked while the bus loses messages', () => {
         for (const c of clients) c.destroy();
       }),
       propertyParameters(60),
+    );
+  });
+});
+
+const faultStep = fc.record({
+  client: fc.nat({ max: 3 }),
+  insert: fc.boolean(),
+  at: fc.nat({ max: 999 }),
+  deliver: fc.oneof(fc.constant(0), fc.constant(Infinity), fc.nat({ max: 6 })),
+  /** The shared database starts refusing appends or compactions, or answers again. */
+  fault: fc.option(fc.constantFrom('appends' as const, 'compactions' as const, 'none' as const), { freq: 5 }),
+});
+
+const faultScenario = fc.record({
+  placement: fc.tuple(fc.nat({ max: 1 }), fc.nat({ max: 1 }), fc.nat({ max: 1 }), fc.nat({ max: 1 })),
+  dropRate: fc.constantFrom(0, 0.1, 0.4),
+  steps: fc.array(faultStep, { maxLength: 60 }),
+  seed: fc.integer(),
+});
+
+/**
+ * SQLite shared by the gateways, whose appends or compactions fail while `failing` says so. A
+ * compaction merges the gateway's state with the rows stored, as PostgresStore's does (SQLite's
+ * own replaces them: one process, nobody else appends).
+ */
+function faultyStore(failing: { what: 'appends' | 'compactions' | 'none' }): Store {
+  const inner = new SqliteStore(':memory:');
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if ((key === 'appendUpdate' && failing.what === 'appends') || (key === 'compactDoc' && failing.what === 'compactions')) {
+          throw new StoreError(`${String(key)}: the database does not answer`);
+        }
+        if (key === 'compactDoc') {
+          const [docKey, merged] = args as [string, Uint8Array];
+          return target.compactDoc(docKey, Y.mergeUpdates([...target.loadDoc(docKey).updates, merged]));
+        }
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+describe('two gateways over an unreliable bus and a store that fails at times', () => {
+  it('[I2] no edit a tab made is lost: refused appends drop the room and the tabs resend, failed compactions are retried; all converge and the store holds it', async () => {
+    await fc.assert(
+      fc.asyncProperty(faultScenario, async ({ placement, dropRate, steps, seed }) => {
+        const hub = new MemoryHub();
+        let rng = seed >>> 0;
+        const random = () => ((rng = (Math.imul(rng, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+        hub.drop = () => random() < dropRate;
+        const failing: { what: 'appends' | 'compactions' | 'none' } = { what: 'none' };
+        const store = faultyStore(failing);
+        const buses = [new MemoryBus(hub, 'g0'), new MemoryBus(hub, 'g1')];
+        const gateways = buses.map((bus) => new Harness(store, { compactEveryUpdates: 4 }, undefined, undefined, () => bus));
+        gateways.forEach((h, i) => void buses[i]!.start(h.gateway.cluster));
+        const ws = gateways[0]!.gateway.createWorkspace('P', { 'a.ts': 'function a() {}\n' });
+        const clients: FlintClient[] = placement.map((g) => gateways[g]!.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 10, maxBackoffMs: 10 }));
+        // A room whose append failed is dropped right after the update event (a microtask).
+        const flushAll = async () => {
+          for (let round = 0; round < 60; round++) {
+            for (const h of gateways) h.flush();
+            await settle();
+            for (const h of gateways) h.clock.advance(20); // tabs closed with 4503 come back
+            for (const h of gateways) h.flush();
+            if (hub.deliver() === 0 && clients.every((c) => c.status.kind === 'open')) {
+              for (const h of gateways) h.flush();
+              if (hub.deliver() === 0) return;
+            }
+          }
+        };
+        await flushAll();
+        const fileId = fileIdOf(clients[0]!, 'a.ts');
+        const texts = clients.map((c) => textOf(c, fileId));
+        await flushAll();
+        for (const s of steps) {
+          if (s.fault !== null) failing.what = s.fault;
+          const text = texts[s.client]!;
+          if (s.insert || text.length === 0) text.insert(s.at % (text.length + 1), 'ab{};'[s.at % 5]!);
+          else text.delete(s.at % text.length, 1);
+          for (const h of gateways) h.flush();
+          await settle();
+          hub.deliver(s.deliver);
+          for (const h of gateways) {
+            h.clock.advance(20);
+            h.flush();
+          }
+          await settle();
+        }
+        failing.what = 'none';
+        hub.drop = () => false;
+        await flushAll();
+        for (const bus of buses) bus.listener?.following(ws.workspaceId);
+        await flushAll();
+        for (const h of gateways) h.clock.advance(120_000); // failed compactions are retried
+        await flushAll();
+        const expected = texts[0]!.toString();
+        for (const text of texts) expect(text.toString()).toBe(expected);
+        const fresh = new Harness(store);
+        expect(fresh.gateway.document(ws.workspaceId, fileId)!.getText(FILE_TEXT_KEY).toString()).toBe(expected);
+        for (const c of clients) c.destroy();
+      }),
+      propertyParameters(40),
     );
   });
 });
