@@ -7,6 +7,9 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfinedFolder, FolderEdgeError, throughLink, type BeforeChange } from './ConfinedFolder';
 
+/** What ext4, APFS and NTFS allow in one name, in bytes (UTF-8). */
+const maxNameBytes = 255;
+
 export type DiskEventType = 'create' | 'update' | 'delete';
 export interface DiskEvent {
   type: DiskEventType;
@@ -187,6 +190,10 @@ export class NodeDisk implements Disk {
   }
 
   private outsideByRules(path: string): string | null {
+    const long = path.split('/').find((name) => new TextEncoder().encode(name).byteLength > maxNameBytes);
+    if (long !== undefined) {
+      return `"${long.slice(0, 40)}…" is ${new TextEncoder().encode(long).byteLength} bytes long; a file system allows ${maxNameBytes} bytes per name, so it could never be written to the folder. Choose a shorter name.`;
+    }
     if (inGitFolder(path)) return `"${path}" is inside .git, which belongs to git: a workspace never writes there.`;
     if (this.excluded.some((folder) => isWithin(path, folder))) return `"${path}" is inside the gateway's own data folder: a workspace never writes there.`;
     if (this.ignored(path)) {

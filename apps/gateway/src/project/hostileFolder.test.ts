@@ -297,6 +297,16 @@ describe('ignored paths, git and the gateway\'s data are outside the workspace',
     expect(read(root, 'lib/keys.txt')).toBe('the owner\'s keys\n');
   });
 
+  it('a name longer than a file system allows (255 bytes) is refused at create, with the reason, not accepted and lost', async () => {
+    const root = folder({ 'a.txt': 'a\n' });
+    const ctx = await open(root);
+    const long = 'é'.repeat(150); // 300 bytes in UTF-8
+    expect(await ctx.request({ type: 'file.create', path: `${long}.ts`, kind: 'file' })).toMatchObject({ ok: false, code: 'forbidden', message: expect.stringMatching(/255 bytes/) });
+    expect(await ctx.request({ type: 'file.rename', from: 'a.txt', to: `src/${long}` })).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await ctx.request({ type: 'file.create', path: `${'é'.repeat(120)}.ts`, kind: 'file' })).toMatchObject({ ok: true });
+    expect(ctx.paths()).not.toContain(`${long}.ts`);
+  });
+
   it('the gateway\'s data directory inside the folder, whatever its name, is never shown or written', async () => {
     const root = folder({ 'state/flint.sqlite': 'the live database\n', 'state/demo-owner-token': 'token\n', 'a.txt': 'a\n' });
     const ctx = await open(root, { excluded: [join(root, 'state')] });
