@@ -374,17 +374,41 @@ export class Room {
   }
 
   private remove(path: string): OpResult {
-    if (!this.occupied(path)) return fail('not_found', `"${path}" does not exist.`);
-    const removedFiles: string[] = [];
+    const removed = this.removeKeepingDocs(path);
+    if (!removed.ok) return removed;
+    for (const [, entry] of removed.entries) if (entry.kind === 'file') this.ctx.store.deleteDoc(`${this.workspace.id}/${entry.fileId}`);
+    return { ok: true };
+  }
+
+  /**
+   * Takes a file or folder out of the tree but keeps its files' docs stored, so that
+   * `restoreEntries` can bring it back with its text and change set: what the agent deletes is
+   * reviewable (decision 0026). Returns the entries it took out.
+   */
+  removeKeepingDocs(requested: string): ({ ok: true; entries: Array<[string, IndexEntry]> }) | Extract<OpResult, { ok: false }> {
+    const path = normalizePath(requested);
+    if (!this.occupied(path)) return { ok: false, code: 'not_found', message: `"${path}" does not exist.` };
+    const entries: Array<[string, IndexEntry]> = [];
     this.index.doc.transact(() => {
       for (const [key, entry] of [...this.entries]) {
         if (!isWithin(key, path)) continue;
-        if (entry.kind === 'file') removedFiles.push(entry.fileId);
+        entries.push([key, entry]);
         this.entries.delete(key);
       }
     }, GATEWAY_ORIGIN);
-    this.dropFiles(removedFiles);
-    for (const fileId of removedFiles) this.ctx.store.deleteDoc(`${this.workspace.id}/${fileId}`);
+    this.dropFiles(entries.flatMap(([, entry]) => (entry.kind === 'file' ? [entry.fileId] : [])));
+    return { ok: true, entries };
+  }
+
+  /** Puts entries `removeKeepingDocs` took out back in the tree, all or none: a path taken since is refused. */
+  restoreEntries(entries: ReadonlyArray<[string, IndexEntry]>): OpResult {
+    for (const [path, entry] of entries) {
+      if (entry.kind === 'folder' ? this.entries.get(path)?.kind === 'file' : this.occupied(path)) return fail('exists', `"${path}" exists now: move it away first.`);
+      if (this.blockedByFile(path)) return fail('invalid_path', `A file is in the way of "${path}".`);
+    }
+    this.index.doc.transact(() => {
+      for (const [path, entry] of entries) this.entries.set(path, entry);
+    }, GATEWAY_ORIGIN);
     return { ok: true };
   }
 

@@ -126,7 +126,14 @@ function FileRow({ turnId, file, canReview }: { turnId: string; file: ThreadFile
       <span className="thread-file-counts">
         <span className="thread-added">+{file.added}</span> <span className="thread-removed">−{file.removed}</span>
       </span>
-      {file.deleted ? null : settled ? (
+      {file.deleted ? (
+        // The turn deleted it: its doc was kept, so Reject brings it back (decision 0026).
+        <span className="thread-file-actions">
+          <button type="button" className="thread-icon-button thread-reject" data-testid="thread-file-restore" disabled={!canReview} title={`Reject the deletion: bring ${file.path} back with its text`} aria-label={`Restore ${file.path}`} onClick={() => void reviewThreadFile(turnId, file.fileId, 'reject')}>
+            ↶
+          </button>
+        </span>
+      ) : settled ? (
         <span className={`thread-file-reviewed thread-file-reviewed--${state}`}>{reviewedText[state]}</span>
       ) : (
         <span className="thread-file-actions">

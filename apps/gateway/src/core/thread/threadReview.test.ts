@@ -4,7 +4,7 @@
  * model is shown the half-written line it left.
  */
 import { hunksOf } from '@flint/change-set';
-import { readThread } from '@flint/protocol';
+import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry } from '@flint/protocol';
 import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import type { ModelEvent } from '../../models/ModelProvider';
@@ -15,11 +15,11 @@ import { fileIdOf, Harness, textOf } from '../testHarness';
 import { LiveModel, type Beat } from './LiveModel';
 import { taskTs } from './threadFixtures';
 
-function setup() {
+function setup(files: Record<string, string> = { 'src/task.ts': taskTs }) {
   const model = new LiveModel<'hold'>();
   const models: ModelRouter = () => ({ provider: model, model: 'spark-test', contextTokens: 128_000, supportsPrediction: false, supportsTools: true });
   const h = new Harness(new SqliteStore(':memory:'), {}, models, new FakeClock());
-  const ws = h.gateway.createWorkspace('Review', { 'src/task.ts': taskTs });
+  const ws = h.gateway.createWorkspace('Review', files);
   const editor = h.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
   const alice = h.client(ws.workspaceId, ws.owner.token);
   const bob = h.client(ws.workspaceId, editor.token);
@@ -44,7 +44,25 @@ function setup() {
     for (const turn of view().turns) bob.review(fileId, { turnId: turn.turnId }, 'reject');
     h.flush();
   };
-  return { h, model, alice, bob, fileId, task, view, until, turnEnded, rejectAll };
+  /** The tree as Alice's tab sees it: path → the file's text. */
+  const tree = async () => {
+    const out: Record<string, string> = {};
+    for (const [path, entry] of alice.index.doc.getMap<IndexEntry>(INDEX_ENTRIES_KEY)) {
+      if (entry.kind !== 'file') continue;
+      const handle = alice.openDoc(entry.fileId);
+      await until(() => handle.synced, `${path} to sync`);
+      out[path] = handle.doc.getText(FILE_TEXT_KEY).toString();
+    }
+    return out;
+  };
+  /** Waits for a request's answer, running the gateway meanwhile. */
+  const answer = async <T,>(request: Promise<T>): Promise<T> => {
+    let settled = false;
+    void request.then(() => (settled = true));
+    await until(() => settled, 'the answer');
+    return request;
+  };
+  return { h, model, alice, bob, fileId, task, view, until, turnEnded, rejectAll, tree, answer };
 }
 
 /** An apply_patch call, its JSON in pieces of `size`, held after the piece that ends with `holdAfter`. */
@@ -112,5 +130,64 @@ describe('reviewing a thread turn', () => {
     expect(ctx.bob.review(ctx.fileId, { turnId }, 'reject')).toBe(1);
     ctx.h.flush();
     expect(ctx.task.toString()).toBe(taskTs);
+  });
+
+  it('a turn\'s created, renamed and deleted files are rejected with it: the tree and every text come back, and each reject can be undone', async () => {
+    const files = { 'src/task.ts': taskTs, 'src/old.ts': 'export const old = 1;\n', 'src/util.ts': 'export const util = 2;\n' };
+    const ctx = setup(files);
+    const patch = [
+      '*** Begin Patch',
+      '*** Add File: src/dueDate.ts',
+      '+export const dueDate = (days: number) => days;',
+      '*** Update File: src/task.ts',
+      '*** Move to: src/model/task.ts',
+      '@@',
+      '   title: string;',
+      '+  dueDate?: string;',
+      ' }',
+      '*** Delete File: src/old.ts',
+      '*** End Patch',
+      '',
+    ].join('\n');
+    ctx.model.answers = [() => patchCall(patch), () => [{ type: 'tool-call', index: 0, id: 'call_rm', name: 'delete_file' }, { type: 'tool-call-delta', index: 0, arguments: JSON.stringify({ path: 'src/util.ts' }) }]];
+    void ctx.alice.threadSend({ text: 'add a due date module, move task, drop old and util' });
+    await ctx.until(ctx.turnEnded, 'the turn to end');
+    expect(Object.keys(await ctx.tree()).sort()).toEqual(['src/dueDate.ts', 'src/model/task.ts']);
+    const turnId = ctx.view().turns[0]!.turnId;
+    expect(ctx.view().fileOps.map((op) => [op.kind, op.path])).toEqual([
+      ['create', 'src/dueDate.ts'],
+      ['rename', 'src/task.ts'],
+      ['delete', 'src/old.ts'],
+      ['delete', 'src/util.ts'],
+    ]);
+    // Bob rejects all: the file operations (on the gateway), then the hunks (in his tab).
+    expect(await ctx.answer(ctx.bob.threadReview(turnId, 'reject'))).toEqual({ ok: true, turnId });
+    ctx.rejectAll();
+    expect(await ctx.tree()).toEqual(files);
+    expect(ctx.view().fileOps.map((op) => op.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    // One step back: the deleted util.ts is deleted again; then its rejection again restores it.
+    const util = ctx.view().fileOps[3]!.opId;
+    expect((await ctx.answer(ctx.bob.threadReview(turnId, 'undo', util))).ok).toBe(true);
+    expect(Object.keys(await ctx.tree()).sort()).toEqual(['src/old.ts', 'src/task.ts']);
+    expect((await ctx.answer(ctx.bob.threadReview(turnId, 'reject', util))).ok).toBe(true);
+    expect(await ctx.tree()).toEqual(files);
+  });
+
+  it('a file operation is not reviewed while its turn runs, nor reversed onto a path taken since', async () => {
+    const ctx = setup();
+    const add = '*** Begin Patch\n*** Add File: src/new.ts\n+export const x = 1;\n*** End Patch\n';
+    ctx.model.answers = [() => [...patchCall(add), { pause: 'hold' }]];
+    void ctx.alice.threadSend({ text: 'add new.ts' });
+    await ctx.until(() => ctx.model.pausedFor === 'hold', 'the patch to be applied');
+    const turnId = ctx.view().turns[0]!.turnId;
+    expect(await ctx.answer(ctx.bob.threadReview(turnId, 'reject'))).toMatchObject({ ok: false, code: 'busy' });
+    ctx.model.release();
+    await ctx.until(ctx.turnEnded, 'the turn to end');
+    expect((await ctx.answer(ctx.bob.threadReview(turnId, 'reject'))).ok).toBe(true);
+    expect(Object.keys(await ctx.tree())).toEqual(['src/task.ts']);
+    // Someone creates src/new.ts again; the create's rejection cannot be undone onto it.
+    expect((await ctx.answer(ctx.bob.request({ type: 'file.create', path: 'src/new.ts', kind: 'file' }))).ok).toBe(true);
+    const opId = ctx.view().fileOps[0]!.opId;
+    expect(await ctx.answer(ctx.bob.threadReview(turnId, 'undo', opId))).toMatchObject({ ok: false, code: 'exists' });
   });
 });
