@@ -182,6 +182,24 @@ function rejectChosen(doc: Y.Doc, text: Y.Text, map: Y.Map<HunkRecord>, chosen: 
 }
 
 /**
+ * Ends `writing` on a turn's hunks: the turn is over though its writer never said so (the
+ * gateway that ran it stopped mid-hunk), and its hunks must not stay unreviewable.
+ * @returns how many hunks it ended.
+ */
+export function endWriting(doc: Y.Doc, turnId: string, origin: unknown = null): number {
+  const map = hunksOf(doc);
+  const open = [...map].filter(([, record]) => record.turnId === turnId && record.writing);
+  if (open.length === 0) return 0;
+  doc.transact(() => {
+    for (const [id, record] of open) {
+      const { writing: _writing, ...done } = record;
+      map.set(id, done);
+    }
+  }, origin);
+  return open.length;
+}
+
+/**
  * The text as it would read were these hunks rejected now, without touching the document: the
  * reject runs on a private copy, so it is exactly what Reject would leave (people's typing
  * inside a hunk stays). Costs a copy of the doc; for occasional questions, not per frame.

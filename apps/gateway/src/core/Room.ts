@@ -16,6 +16,7 @@ import {
   type TurnInfo,
   THREAD_TURNS_KEY,
 } from '@flint/protocol';
+import { endWriting, hunksOf } from '@flint/change-set';
 import type * as Y from 'yjs';
 import type { WorkspaceRecord } from '../storage/Store';
 import type { WorkspaceMessage } from './cluster/ClusterBus';
@@ -111,8 +112,25 @@ export class Room {
     // A turn that still shows as streaming runs on another gateway of the cluster, or ran on one
     // that is gone (this one, before a restart): the latter end as failed.
     const { cluster } = this.ctx;
-    new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now()).closeInterrupted((turn) => !cluster.isAlive(turn.gateway ?? ''));
+    const log = new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now());
+    const gone = (turn: ThreadTurnRecord) => !cluster.isAlive(turn.gateway ?? '');
+    const stale = log.allTurns().filter((turn) => turn.status === 'streaming' && gone(turn));
+    log.closeInterrupted(gone);
+    this.endWriting(stale);
     return this.threadDoc;
+  }
+
+  /**
+   * Turns whose gateway stopped mid-hunk: their hunks still say `writing`, and nobody could
+   * review them. They end here, with the turns.
+   */
+  endWriting(turns: readonly ThreadTurnRecord[]): void {
+    for (const turn of turns) {
+      for (const fileId of new Set([...turn.files.map((file) => file.fileId), ...Object.keys(turn.agentClients)])) {
+        const live = this.doc(fileId);
+        if (live) endWriting(live.doc, turn.turnId, GATEWAY_ORIGIN);
+      }
+    }
   }
 
   /** This gateway's id in its cluster (the thread's turn records name it). */
@@ -181,8 +199,19 @@ export class Room {
     if (!this.fileExists(docId)) return null;
     const doc = this.load(docId);
     this.files.set(docId, doc);
+    // Alone, no other gateway writes in it: a hunk still `writing` was left by a turn that is
+    // gone (a restart mid-hunk) and must not stay out of review.
+    if (!this.ctx.cluster.clustered) this.endStaleWriting(doc);
     for (const listener of this.docLoaded) listener(docId, doc);
     return doc;
+  }
+
+  private endStaleWriting(live: LiveDoc): void {
+    const running = new Set<string>([...this.turns.values()].map((turn) => turn.snapshot.turnId));
+    if (this.threadTurn) running.add(this.threadTurn.turnId);
+    const stale = new Set<string>();
+    for (const record of hunksOf(live.doc).values()) if (record.writing && !running.has(record.turnId)) stale.add(record.turnId);
+    for (const turnId of stale) endWriting(live.doc, turnId, GATEWAY_ORIGIN);
   }
 
   /**

@@ -190,4 +190,18 @@ describe('reviewing a thread turn', () => {
     const opId = ctx.view().fileOps[0]!.opId;
     expect(await ctx.answer(ctx.bob.threadReview(turnId, 'undo', opId))).toMatchObject({ ok: false, code: 'exists' });
   });
+
+  it('a gateway that stopped mid-hunk leaves nothing unreviewable: after the restart the hunk can be rejected', async () => {
+    const ctx = setup();
+    ctx.model.answers = [() => patchCall(addDueDate, { size: 3, holdAfter: '+  dueD' })];
+    void ctx.alice.threadSend({ text: 'add a dueDate' });
+    await ctx.until(() => ctx.model.pausedFor === 'hold' && ctx.task.toString().includes('dueD'), 'the hunk to be written');
+    const turnId = ctx.view().turns[0]!.turnId;
+    ctx.h.restart();
+    await ctx.until(() => ctx.view().turns[0]!.status === 'failed', 'the turn to be closed after the restart');
+    await ctx.until(() => [...hunksOf(ctx.bob.openDoc(ctx.fileId).doc).values()].every((record) => !record.writing), 'the hunk to be reviewable');
+    expect(ctx.bob.review(ctx.fileId, { turnId }, 'reject')).toBe(1);
+    ctx.h.flush();
+    expect(ctx.task.toString()).toBe(taskTs);
+  });
 });
