@@ -117,6 +117,7 @@ export function mirrorThread(doc: Y.Doc, schedule: Scheduler, hunkDoc: (fileId: 
   let scheduled = false;
   let disposed = false;
   const watched = new WeakSet<Y.Map<HunkRecord>>();
+  let fileOps: ThreadFileOp[] = [];
   const onHunks = () => {
     reviewsDirty = true;
     request();
@@ -139,6 +140,8 @@ export function mirrorThread(doc: Y.Doc, schedule: Scheduler, hunkDoc: (fileId: 
     if (threadDirty) {
       threadDirty = false;
       const view = readThread(doc);
+      if (!sameFileOps(fileOps, view.fileOps)) reviewsDirty = true;
+      fileOps = view.fileOps;
       const messages = shareMessages(state.messages, view.messages);
       const turns = shareTurns(state.turns, view.turns);
       if (messages !== state.messages) patch.messages = messages;
@@ -149,7 +152,7 @@ export function mirrorThread(doc: Y.Doc, schedule: Scheduler, hunkDoc: (fileId: 
     }
     if (reviewsDirty) {
       reviewsDirty = false;
-      const reviews = countReviews(patch.turns ?? state.turns, hunksIn);
+      const reviews = countReviews(patch.turns ?? state.turns, hunksIn, fileOps);
       if (!sameReviews(state.reviews, reviews)) patch.reviews = reviews;
     }
     if (Object.keys(patch).length > 0) useThread.setState(patch);
@@ -207,13 +210,20 @@ function shareTurns(previous: ReadonlyMap<string, ThreadTurnRecord>, next: reado
   return new Map(next.map((turn) => [turn.turnId, turn]));
 }
 
-function countReviews(turns: ReadonlyMap<string, ThreadTurnRecord>, hunksIn: (fileId: string) => Y.Map<HunkRecord> | null): Map<string, FileReview> {
+const sameFileOps = (a: readonly ThreadFileOp[], b: readonly ThreadFileOp[]) => a.length === b.length && a.every((op, i) => op.opId === b[i]!.opId && op.status === b[i]!.status);
+
+function countReviews(turns: ReadonlyMap<string, ThreadTurnRecord>, hunksIn: (fileId: string) => Y.Map<HunkRecord> | null, fileOps: readonly ThreadFileOp[] = []): Map<string, FileReview> {
   const reviews = new Map<string, FileReview>();
+  // A file the turn created and a reviewer rejected has left the tree (and maybe this tab): rejected.
+  for (const op of fileOps) {
+    if (op.kind !== 'create' || op.status !== 'rejected') continue;
+    for (const [, entry] of op.entries) if (entry.kind === 'file') reviews.set(reviewKey(op.turnId, entry.fileId), { pending: 0, accepted: 0, rejected: 1 });
+  }
   /** fileId → its hunk records; null: the file's doc is not here, so its state is unknown. */
   const byFile = new Map<string, HunkRecord[] | null>();
   for (const turn of turns.values()) {
     for (const file of turn.files) {
-      if (file.deleted) continue;
+      if (file.deleted || reviews.has(reviewKey(turn.turnId, file.fileId))) continue;
       let records = byFile.get(file.fileId);
       if (records === undefined) {
         const map = hunksIn(file.fileId);
@@ -415,6 +425,8 @@ export async function reviewThreadFile(turnId: string, fileId: string, action: '
   if (action === 'reject') {
     // Last first: the file must be where its hunks can be reached, or gone if the turn made it.
     for (const op of ops.reverse()) {
+      // A file the turn made: its hunks first, so the row reads "rejected" once it is gone.
+      if (op.kind === 'create') changed += await reviewHunksIn(turnId, fileId, 'reject');
       if (!(await reviewFileOp(turnId, op.opId, 'reject'))) return changed;
       changed++;
       if (op.kind === 'create') return changed;
@@ -432,13 +444,15 @@ export async function reviewThreadTurn(turnId: string, action: 'accept' | 'rejec
   if (!turn || !selectCanReview(useThread.getState(), turnId)) return 0;
   let changed = 0;
   const ops = fileOpsOf(turnId);
-  if (action === 'reject' && ops.length > 0) {
-    if (!(await reviewFileOp(turnId, undefined, 'reject'))) return 0;
-    changed += ops.length;
-  }
   const filesOf = (kind: ThreadFileOp['kind']) => new Set(ops.flatMap((op) => (op.kind === kind ? op.entries.flatMap(([, entry]) => (entry.kind === 'file' ? [entry.fileId] : [])) : [])));
   const created = filesOf('create');
   const restored = filesOf('delete');
+  if (action === 'reject' && ops.length > 0) {
+    // The files the turn made: their hunks first, so their rows read "rejected" once they are gone.
+    for (const fileId of created) changed += await reviewHunksIn(turnId, fileId, 'reject');
+    if (!(await reviewFileOp(turnId, undefined, 'reject'))) return changed;
+    changed += ops.length;
+  }
   for (const file of turn.files) {
     // A file the turn created is gone once rejected; one it deleted is back by now.
     if (action === 'reject' ? created.has(file.fileId) || (file.deleted && !restored.has(file.fileId)) : file.deleted) continue;
