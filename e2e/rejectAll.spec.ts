@@ -86,5 +86,14 @@ test('Bob rejects a turn that patched a file twice and created one: both browser
   // The panel reads the review as done, the created file's row included.
   for (const path of ['src/model/task.ts', 'src/model/due.ts']) await expect(bob.locator(`[data-testid="thread-file"][data-path="${path}"]`)).toHaveAttribute('data-review', 'rejected');
   await bob.screenshot({ path: `${screenshotDir}/reject-all-after-bob.png` });
+
+  // One step back for the created file: it comes back whole; rejecting it again takes it away.
+  const dueRow = bob.locator('[data-testid="thread-file"][data-path="src/model/due.ts"]');
+  await dueRow.getByTestId('thread-file-undo').click();
+  for (const page of [alice, bob]) await expect(treeItem(page, 'src/model/due.ts')).toBeVisible();
+  await openFile(alice, 'src/model/due.ts');
+  await expect.poll(() => editorValue(alice)).toBe('export const isOverdue = (due: Date, now: Date) => due < now;\n');
+  await dueRow.getByTestId('thread-file-reject').click();
+  for (const page of [alice, bob]) await expect(treeItem(page, 'src/model/due.ts')).toHaveCount(0);
   expect(errors).toEqual([]);
 });

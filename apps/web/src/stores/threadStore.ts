@@ -214,7 +214,8 @@ const sameFileOps = (a: readonly ThreadFileOp[], b: readonly ThreadFileOp[]) => 
 
 function countReviews(turns: ReadonlyMap<string, ThreadTurnRecord>, hunksIn: (fileId: string) => Y.Map<HunkRecord> | null, fileOps: readonly ThreadFileOp[] = []): Map<string, FileReview> {
   const reviews = new Map<string, FileReview>();
-  // A file the turn created and a reviewer rejected has left the tree (and maybe this tab): rejected.
+  // A file the turn created and a reviewer rejected has left the tree (and maybe this tab): it
+  // reads as rejected, its hunks untouched, so that undoing the rejection brings it back whole.
   for (const op of fileOps) {
     if (op.kind !== 'create' || op.status !== 'rejected') continue;
     for (const [, entry] of op.entries) if (entry.kind === 'file') reviews.set(reviewKey(op.turnId, entry.fileId), { pending: 0, accepted: 0, rejected: 1 });
@@ -416,7 +417,8 @@ function untilSynced(handle: DocHandle): Promise<boolean> {
  * review origin, so the file's undo (FileUndo) takes it back as one step. A file no tab has open
  * is opened and synced first (its hunks live in its doc). Its file operations (created, renamed,
  * deleted by the turn) are the gateway's to change: rejecting a file the turn created deletes
- * it; rejecting a deletion brings the file back, then its hunks are rejected too.
+ * it (its hunks stay as they were, so Undo brings it back whole); rejecting a deletion brings
+ * the file back, then its hunks are rejected too.
  */
 export async function reviewThreadFile(turnId: string, fileId: string, action: 'accept' | 'reject'): Promise<number> {
   if (!selectCanReview(useThread.getState(), turnId)) return 0;
@@ -425,8 +427,6 @@ export async function reviewThreadFile(turnId: string, fileId: string, action: '
   if (action === 'reject') {
     // Last first: the file must be where its hunks can be reached, or gone if the turn made it.
     for (const op of ops.reverse()) {
-      // A file the turn made: its hunks first, so the row reads "rejected" once it is gone.
-      if (op.kind === 'create') changed += await reviewHunksIn(turnId, fileId, 'reject');
       if (!(await reviewFileOp(turnId, op.opId, 'reject'))) return changed;
       changed++;
       if (op.kind === 'create') return changed;
@@ -448,8 +448,6 @@ export async function reviewThreadTurn(turnId: string, action: 'accept' | 'rejec
   const created = filesOf('create');
   const restored = filesOf('delete');
   if (action === 'reject' && ops.length > 0) {
-    // The files the turn made: their hunks first, so their rows read "rejected" once they are gone.
-    for (const fileId of created) changed += await reviewHunksIn(turnId, fileId, 'reject');
     if (!(await reviewFileOp(turnId, undefined, 'reject'))) return changed;
     changed += ops.length;
   }
@@ -462,9 +460,17 @@ export async function reviewThreadTurn(turnId: string, action: 'accept' | 'rejec
   return changed;
 }
 
-/** Takes back the last review of a turn's file operation: a rejected one is made again. */
-export async function undoFileOpReview(turnId: string, opId: string): Promise<boolean> {
-  return reviewFileOp(turnId, opId, 'undo');
+/**
+ * Takes back the last review of the turn's file operations on a file (one step): a rejected
+ * creation makes the file again, a rejected deletion deletes it again.
+ */
+export async function undoFileOpReview(turnId: string, fileId: string): Promise<boolean> {
+  const doc = requireClient().getDoc(THREAD_DOC_ID)?.doc;
+  if (!doc || !selectCanReview(useThread.getState(), turnId)) return false;
+  const reviewed = [...doc.getMap<ThreadFileOp>(THREAD_FILE_OPS_KEY).values()]
+    .filter((op) => op.turnId === turnId && op.status !== 'pending' && op.entries.some(([, entry]) => entry.kind === 'file' && entry.fileId === fileId))
+    .sort((a, b) => b.seq - a.seq);
+  return reviewed[0] ? reviewFileOp(turnId, reviewed[0].opId, 'undo') : false;
 }
 
 async function reviewHunksIn(turnId: string, fileId: string, action: 'accept' | 'reject'): Promise<number> {

@@ -4,14 +4,14 @@
  * model is shown the half-written line it left.
  */
 import { hunksOf } from '@flint/change-set';
-import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry } from '@flint/protocol';
+import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry } from '@flint/protocol';
 import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import type { ModelEvent } from '../../models/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { drain } from '../agent/ScriptedProvider';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, hello, textOf } from '../testHarness';
 import { LiveModel, type Beat } from './LiveModel';
 import { taskTs } from './threadFixtures';
 
@@ -62,7 +62,7 @@ function setup(files: Record<string, string> = { 'src/task.ts': taskTs }) {
     await until(() => settled, 'the answer');
     return request;
   };
-  return { h, model, alice, bob, fileId, task, view, until, turnEnded, rejectAll, tree, answer };
+  return { h, workspaceId: ws.workspaceId, model, alice, bob, fileId, task, view, until, turnEnded, rejectAll, tree, answer };
 }
 
 /** An apply_patch call, its JSON in pieces of `size`, held after the piece that ends with `holdAfter`. */
@@ -203,5 +203,16 @@ describe('reviewing a thread turn', () => {
     expect(ctx.bob.review(ctx.fileId, { turnId }, 'reject')).toBe(1);
     ctx.h.flush();
     expect(ctx.task.toString()).toBe(taskTs);
+  });
+
+  it('[P35] a viewer cannot review file operations: the gateway closes a socket that tries', async () => {
+    const ctx = setup();
+    const viewer = ctx.h.gateway.links.create(ctx.workspaceId, 'viewer', 'Viewer', null);
+    const raw = ctx.h.openRaw();
+    hello(raw, ctx.workspaceId, viewer.token);
+    ctx.h.flush();
+    raw.client.send(encodeControl({ type: 'thread.review', requestId: 1, turnId: 't1', action: 'reject' }));
+    ctx.h.flush();
+    expect(raw.closeCode).toBe(CloseCode.Forbidden);
   });
 });
