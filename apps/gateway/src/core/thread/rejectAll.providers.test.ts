@@ -1,7 +1,7 @@
 /**
  * The Reject-all property (rejectAll.property.test.ts) over both provider protocols' loopback
- * fakes, through the real adapters: Responses over WebSocket (the fast route) and Chat
- * Completions SSE (the deep route), seeds alternating between them. The tool call's arguments
+ * fakes, through the real adapters: Responses over WebSocket and over SSE (the fast route) and
+ * Chat Completions SSE (the deep route), seeds rotating over the three. The tool call's arguments
  * are cut at seeded places (SSE bodies too, anywhere in a byte), the answer is held where a
  * steer, a Stop or a person's typing comes, or the connection is cut (a failure).
  * Seeded: `SEED` / `ITERATIONS` (a failure prints its seed; replay it with ITERATIONS=1).
@@ -21,12 +21,19 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function worldOver(): { world: World; close: () => Promise<unknown> } {
+/** Seeds rotate over the three transports the thread meets: Responses over WebSocket and over SSE, Chat SSE. */
+const transports = [
+  { name: 'Responses WebSocket', route: 'fast', responses: 'websocket' },
+  { name: 'Chat Completions SSE', route: 'deep', responses: 'websocket' },
+  { name: 'Responses SSE', route: 'fast', responses: 'sse' },
+] as const;
+
+function worldOver(responses: 'websocket' | 'sse'): { world: World; close: () => Promise<unknown> } {
   const config = loadProviderConfig(
     {},
     JSON.stringify({
       routes: {
-        fast: { kind: 'openai-responses', baseUrl: server.baseUrl, apiKey: 'test-key', transport: 'websocket', model: 'spark' },
+        fast: { kind: 'openai-responses', baseUrl: server.baseUrl, apiKey: 'test-key', transport: responses, model: 'spark' },
         deep: { kind: 'openai-chat', baseUrl: server.baseUrl, apiKey: 'test-key', model: 'oss' },
         complete: { kind: 'openai-chat', baseUrl: server.baseUrl, model: 'oss' },
       },
@@ -87,8 +94,8 @@ async function runTurn(world: World, random: Random, typed: { count: number }, r
 
 async function rejectAllHolds(seed: number): Promise<void> {
   const random = seededRandom(seed);
-  const route: Route = seed % 2 === 0 ? 'fast' : 'deep';
-  const { world, close } = worldOver();
+  const { route, responses } = transports[seed % transports.length]!;
+  const { world, close } = worldOver(responses);
   try {
     const typed = { count: 0 };
     for (let t = 0, turns = 1 + pick(random, 3); t < turns; t++) await runTurn(world, random, typed, route);
@@ -99,13 +106,14 @@ async function rejectAllHolds(seed: number): Promise<void> {
 }
 
 describe('Reject all of the agent thread\'s turns over both provider protocols (issue 33)', () => {
-  it('gives back the tree and the text before them plus people\'s typing (seeded, Responses WebSocket and Chat SSE)', async () => {
+  it('gives back the tree and the text before them plus people\'s typing (seeded, Responses WebSocket and SSE, Chat SSE)', async () => {
     const { seed, iterations } = propertyConfig(100);
     for (let i = 0; i < iterations; i++) {
       try {
         await rejectAllHolds(seed + i);
       } catch (error) {
-        throw new Error(`failed with SEED=${seed + i} (replay: SEED=${seed + i} ITERATIONS=1): ${(error as Error).message}`, { cause: error });
+        const over = transports[(seed + i) % transports.length]!.name;
+        throw new Error(`failed over ${over} with SEED=${seed + i} (replay: SEED=${seed + i} ITERATIONS=1): ${(error as Error).message}`, { cause: error });
       }
     }
   }, 120_000 + propertyConfig(100).iterations * 3_000);
