@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { hunksOf, reviewHunks, textWithRejected, type HunkRecord } from './hunks';
+import { idRunsOf } from './idRanges';
+import { hunksOf, isHunkRecord, reviewHunks, textWithRejected, type HunkRecord } from './hunks';
 
 const key = 'content';
 const agentClient = 4242;
@@ -16,11 +17,12 @@ function docWithHunks(content: string, edits: Array<{ hunkId: string; turnId: st
   const agentText = agent.getText(key);
   edits.forEach((edit, seq) => {
     agent.transact(() => {
+      const removed = idRunsOf(agentText, edit.index, edit.index + edit.from.length);
       agentText.delete(edit.index, edit.from.length);
       const restoreAt = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(agentText, edit.index));
       const insertedFrom = Y.getState(agent.store, agentClient);
       agentText.insert(edit.index, edit.to);
-      const record: HunkRecord = { turnId: edit.turnId, agentClient, insertedFrom, insertedTo: insertedFrom + edit.to.length, original: edit.from, restoreAt, status: 'pending', seq };
+      const record: HunkRecord = { turnId: edit.turnId, agentClient, insertedFrom, insertedTo: insertedFrom + edit.to.length, original: edit.from, removed, restoreAt, status: 'pending', seq };
       hunksOf(agent).set(edit.hunkId, record);
     });
   });
@@ -54,8 +56,62 @@ describe('textWithRejected', () => {
     expect(text.toString()).toBe(predicted);
     // The original goes back where it was removed, beside the person's '5', which stays.
     const rest = textWithRejected(doc, key);
-    expect(rest).toBe('let x = 51;\nlet y = 2;\nlet z = 30;\n');
+    expect(rest).toBe('let x = 15;\nlet y = 2;\nlet z = 30;\n');
     reviewHunks(doc, text, () => true, 'reject');
     expect(text.toString()).toBe(rest);
+  });
+});
+
+describe('rejecting hunks that rewrote each other', () => {
+  // A second patch (or the patch after a steer) rewrites a line the first one wrote.
+  const nested = () =>
+    docWithHunks('a\nb\nc\n', [
+      { hunkId: 't1.0', turnId: 't1', index: 2, from: 'b', to: 'half' },
+      { hunkId: 't1.1', turnId: 't1', index: 2, from: 'half', to: 'whole' },
+    ]);
+
+  it('Reject all gives back the text before both, with what a person typed meanwhile', () => {
+    const { doc, text } = nested();
+    expect(text.toString()).toBe('a\nwhole\nc\n');
+    text.insert(0, 'X');
+    expect(reviewHunks(doc, text, () => true, 'reject')).toBe(2);
+    expect(text.toString()).toBe('Xa\nb\nc\n');
+  });
+
+  it('rejecting the later hunk, then the earlier one, ends where rejecting both at once does', () => {
+    const { doc, text } = nested();
+    reviewHunks(doc, text, (id) => id === 't1.1', 'reject');
+    expect(text.toString()).toBe('a\nhalf\nc\n');
+    // The put-back "half" stands for the first hunk's text: rejecting it removes that too.
+    expect(hunksOf(doc).get('t1.0')!.restored).toHaveLength(1);
+    reviewHunks(doc, text, (id) => id === 't1.0', 'reject');
+    expect(text.toString()).toBe('a\nb\nc\n');
+  });
+
+  it('rejecting a later turn, then an earlier one whose removal sat between its own, puts every line back in order', () => {
+    const { doc, text } = docWithHunks('a\nb\nc\nd\n', [
+      { hunkId: 't1.0', turnId: 't1', index: 2, from: 'b\n', to: '' },
+      { hunkId: 't2.0', turnId: 't2', index: 0, from: 'a\nc\n', to: 'X\n' },
+    ]);
+    expect(text.toString()).toBe('X\nd\n');
+    reviewHunks(doc, text, (_id, record) => record.turnId === 't2', 'reject');
+    expect(text.toString()).toBe('a\nc\nd\n');
+    reviewHunks(doc, text, (_id, record) => record.turnId === 't1', 'reject');
+    expect(text.toString()).toBe('a\nb\nc\nd\n');
+  });
+
+  it('a hunk still being written is neither accepted nor rejected', () => {
+    const { doc, text } = nested();
+    hunksOf(doc).set('t1.1', { ...hunksOf(doc).get('t1.1')!, writing: true });
+    expect(reviewHunks(doc, text, () => true, 'accept')).toBe(1);
+    expect(hunksOf(doc).get('t1.1')!.status).toBe('pending');
+  });
+
+  it('records are checked: removed ids must cover the original exactly', () => {
+    const record = hunksOf(nested().doc).get('t1.1')!;
+    expect(isHunkRecord(record)).toBe(true);
+    expect(isHunkRecord({ ...record, removed: [{ client: 1, clock: 0, length: 1 }] })).toBe(false);
+    expect(isHunkRecord({ ...record, restored: [{ client: 1, clock: 'x', length: 1 }] })).toBe(false);
+    expect(isHunkRecord({ ...record, writing: 'yes' })).toBe(false);
   });
 });

@@ -1,2 +1,2 @@
 export { deleteRanges, idRunsOf, indexOf, liveRanges, splitRuns, type IdRun, type TextRange } from './idRanges';
-export { HUNKS_KEY, hunksOf, isHunkRecord, isRelativePositionJson, reviewHunks, textWithRejected, viewHunks, type HunkRecord, type HunkStatus, type HunkView, type ReviewAction } from './hunks';
+export { endWriting, HUNKS_KEY, hunksOf, insertedRuns, isHunkRecord, isRelativePositionJson, reviewHunks, textWithRejected, viewHunks, type HunkRecord, type HunkStatus, type HunkView, type ReviewAction } from './hunks';

@@ -22,6 +22,7 @@ import {
   type Role,
   type ServerMessage,
   type ThreadContext,
+  type ThreadFileOpReview,
   type ThreadRequest,
   type TurnInfo,
 } from '@flint/protocol';
@@ -568,6 +569,15 @@ export class FlintClient {
   /** Esc / Stop for the agent thread: its turn stops; what it wrote stays for review. */
   threadStop(): Promise<RequestResult> {
     return this.request({ type: 'thread.stop' });
+  }
+
+  /**
+   * Accepts, rejects or takes back the review of a thread turn's file operations (files it
+   * created, renamed, deleted; SPEC [P35]): one (`opId`) or all of the turn's. The gateway
+   * makes the change: the tree is its to write. Hunks are reviewed with `review`.
+   */
+  threadReview(turnId: string, action: ThreadFileOpReview, opId?: string): Promise<RequestResult> {
+    return this.request(opId === undefined ? { type: 'thread.review', turnId, action } : { type: 'thread.review', turnId, opId, action });
   }
 
   /** Esc / Stop: interrupts a turn; what it wrote stays for review. */

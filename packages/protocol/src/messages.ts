@@ -201,6 +201,11 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     (m.mode === 'send' || m.mode === 'queue') &&
     isThreadContext(m.context),
   'thread.stop': (m) => isInt(m.requestId),
+  'thread.review': (m) =>
+    isInt(m.requestId) &&
+    isString(m.turnId) &&
+    (m.opId === undefined || isString(m.opId)) &&
+    (m.action === 'accept' || m.action === 'reject' || m.action === 'undo'),
   'complete.request': (m) =>
     isInt(m.requestId) &&
     isString(m.fileId) &&

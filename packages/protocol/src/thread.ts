@@ -2,10 +2,10 @@
  * The agent thread: one per workspace, shared by everyone in it (DESIGN §3, §10). It is a Y.Doc
  * like a file's, with the id `THREAD_DOC_ID`, that every session may subscribe to; only the
  * gateway writes it (as it writes the index), so clients read it and change it only through
- * `thread.*` requests. Rules: SPEC.md [P30]–[P34].
+ * `thread.*` requests. Rules: SPEC.md [P30]–[P35].
  */
 import * as Y from 'yjs';
-import type { AgentErrorCode, AgentRoute } from './messages';
+import type { AgentErrorCode, AgentRoute, IndexEntry } from './messages';
 
 /** The doc id of a workspace's agent thread. */
 export const THREAD_DOC_ID = '~thread';
@@ -13,6 +13,9 @@ export const THREAD_DOC_ID = '~thread';
 export const THREAD_MESSAGES_KEY = 'messages';
 /** Y.Map turnId → ThreadTurnRecord (plain JSON, replaced whole on each change). */
 export const THREAD_TURNS_KEY = 'turns';
+
+/** Y.Map opId → ThreadFileOp: the file operations of the thread's turns, for review ([P35]). */
+export const THREAD_FILE_OPS_KEY = 'fileOps';
 
 /** Longest message a person may send to the thread, in UTF-16 code units. */
 export const MAX_THREAD_MESSAGE = 8000;
@@ -95,9 +98,32 @@ export interface ThreadTurnRecord {
   gateway?: string;
 }
 
+/**
+ * A file operation of a turn: a file it created, renamed (or moved) or deleted. Reviewed like a
+ * hunk: Reject reverses it (a created file is deleted, a rename goes back, a deleted file comes
+ * back with its text and change set, since its doc is kept until then), Accept keeps it.
+ */
+export interface ThreadFileOp {
+  opId: string;
+  turnId: string;
+  kind: 'create' | 'rename' | 'delete';
+  /** The path it was done at (`rename`: the path it had before). */
+  path: string;
+  /** `rename`: where it went. */
+  to?: string;
+  /** `create` and `delete`: what entered or left the tree (a folder's files with it). */
+  entries: Array<[string, IndexEntry]>;
+  status: 'pending' | 'accepted' | 'rejected';
+  /** Order of the turn's operations: Reject all reverses them last first. */
+  seq: number;
+}
+
+export type ThreadFileOpReview = 'accept' | 'reject' | 'undo';
+
 export interface ThreadView {
   messages: ThreadMessage[];
   turns: ThreadTurnRecord[];
+  fileOps: ThreadFileOp[];
 }
 
 const asString = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -126,7 +152,12 @@ export function readThread(doc: Y.Doc): ThreadView {
     if (typeof value === 'object' && value !== null && typeof value.turnId === 'string') turns.push(value);
   }
   turns.sort((a, b) => a.startedAt - b.startedAt);
-  return { messages, turns };
+  const fileOps: ThreadFileOp[] = [];
+  for (const value of doc.getMap<ThreadFileOp>(THREAD_FILE_OPS_KEY).values()) {
+    if (typeof value === 'object' && value !== null && typeof value.opId === 'string' && Array.isArray(value.entries)) fileOps.push(value);
+  }
+  fileOps.sort((a, b) => (a.turnId === b.turnId ? a.seq - b.seq : a.turnId < b.turnId ? -1 : 1));
+  return { messages, turns, fileOps };
 }
 
 /** The context a person's message carries: the file on screen and its selection, @-mentioned paths. */
@@ -145,7 +176,12 @@ export type ThreadRequest =
    */
   | { type: 'thread.send'; requestId: number; text: string; route: AgentRoute; mode: 'send' | 'queue'; context: ThreadContext }
   /** Stops the thread's streaming turn (Esc / Stop); what it wrote stays for review. */
-  | { type: 'thread.stop'; requestId: number };
+  | { type: 'thread.stop'; requestId: number }
+  /**
+   * Reviews a turn's file operations ([P35]): one (`opId`) or all of the turn's. `reject`
+   * reverses them, last first; `undo` takes one review back (a rejected operation is made again).
+   */
+  | { type: 'thread.review'; requestId: number; turnId: string; opId?: string; action: ThreadFileOpReview };
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 

@@ -16,6 +16,7 @@ import {
   type TurnInfo,
   THREAD_TURNS_KEY,
 } from '@flint/protocol';
+import { endWriting, hunksOf } from '@flint/change-set';
 import type * as Y from 'yjs';
 import type { WorkspaceRecord } from '../storage/Store';
 import type { WorkspaceMessage } from './cluster/ClusterBus';
@@ -116,8 +117,25 @@ export class Room {
     // A turn that still shows as streaming runs on another gateway of the cluster, or ran on one
     // that is gone (this one, before a restart): the latter end as failed.
     const { cluster } = this.ctx;
-    new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now()).closeInterrupted((turn) => !cluster.isAlive(turn.gateway ?? ''));
+    const log = new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now());
+    const gone = (turn: ThreadTurnRecord) => !cluster.isAlive(turn.gateway ?? '');
+    const stale = log.allTurns().filter((turn) => turn.status === 'streaming' && gone(turn));
+    log.closeInterrupted(gone);
+    this.endWriting(stale);
     return this.threadDoc;
+  }
+
+  /**
+   * Turns whose gateway stopped mid-hunk: their hunks still say `writing`, and nobody could
+   * review them. They end here, with the turns.
+   */
+  endWriting(turns: readonly ThreadTurnRecord[]): void {
+    for (const turn of turns) {
+      for (const fileId of new Set([...turn.files.map((file) => file.fileId), ...Object.keys(turn.agentClients)])) {
+        const live = this.doc(fileId);
+        if (live) endWriting(live.doc, turn.turnId, GATEWAY_ORIGIN);
+      }
+    }
   }
 
   /** This gateway's id in its cluster (the thread's turn records name it). */
@@ -186,8 +204,19 @@ export class Room {
     if (!this.fileExists(docId)) return null;
     const doc = this.load(docId);
     this.files.set(docId, doc);
+    // Alone, no other gateway writes in it: a hunk still `writing` was left by a turn that is
+    // gone (a restart mid-hunk) and must not stay out of review.
+    if (!this.ctx.cluster.clustered) this.endStaleWriting(doc);
     for (const listener of this.docLoaded) listener(docId, doc);
     return doc;
+  }
+
+  private endStaleWriting(live: LiveDoc): void {
+    const running = new Set<string>([...this.turns.values()].map((turn) => turn.snapshot.turnId));
+    if (this.threadTurn) running.add(this.threadTurn.turnId);
+    const stale = new Set<string>();
+    for (const record of hunksOf(live.doc).values()) if (record.writing && !running.has(record.turnId)) stale.add(record.turnId);
+    for (const turnId of stale) endWriting(live.doc, turnId, GATEWAY_ORIGIN);
   }
 
   /**
@@ -414,19 +443,45 @@ export class Room {
   }
 
   private remove(path: string): OpResult {
-    if (!this.occupied(path)) return fail('not_found', `"${path}" does not exist.`);
+    const removed = this.removeKeepingDocs(path);
+    if (!removed.ok) return removed;
+    for (const [, entry] of removed.entries) if (entry.kind === 'file') this.ctx.store.deleteDoc(`${this.workspace.id}/${entry.fileId}`);
+    return { ok: true };
+  }
+
+  /**
+   * Takes a file or folder out of the tree but keeps its files' docs stored, so that
+   * `restoreEntries` can bring it back with its text and change set: what the agent deletes is
+   * reviewable (decision 0026). Returns the entries it took out.
+   */
+  removeKeepingDocs(requested: string): ({ ok: true; entries: Array<[string, IndexEntry]> }) | Extract<OpResult, { ok: false }> {
+    const path = normalizePath(requested);
+    if (!this.occupied(path)) return { ok: false, code: 'not_found', message: `"${path}" does not exist.` };
     const guarded = this.guarded(path);
     if (!guarded.ok) return guarded;
-    const removedFiles: string[] = [];
+    const entries: Array<[string, IndexEntry]> = [];
     this.index.doc.transact(() => {
       for (const [key, entry] of [...this.entries]) {
         if (!isWithin(key, path)) continue;
-        if (entry.kind === 'file') removedFiles.push(entry.fileId);
+        entries.push([key, entry]);
         this.entries.delete(key);
       }
     }, GATEWAY_ORIGIN);
-    this.dropFiles(removedFiles);
-    for (const fileId of removedFiles) this.ctx.store.deleteDoc(`${this.workspace.id}/${fileId}`);
+    this.dropFiles(entries.flatMap(([, entry]) => (entry.kind === 'file' ? [entry.fileId] : [])));
+    return { ok: true, entries };
+  }
+
+  /** Puts entries `removeKeepingDocs` took out back in the tree, all or none: a path taken since is refused. */
+  restoreEntries(entries: ReadonlyArray<[string, IndexEntry]>): OpResult {
+    for (const [path, entry] of entries) {
+      const guarded = this.guarded(path);
+      if (!guarded.ok) return guarded;
+      if (entry.kind === 'folder' ? this.entries.get(path)?.kind === 'file' : this.occupied(path)) return fail('exists', `"${path}" exists now: move it away first.`);
+      if (this.blockedByFile(path)) return fail('invalid_path', `A file is in the way of "${path}".`);
+    }
+    this.index.doc.transact(() => {
+      for (const [path, entry] of entries) this.entries.set(path, entry);
+    }, GATEWAY_ORIGIN);
     return { ok: true };
   }
 

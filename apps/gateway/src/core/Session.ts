@@ -278,8 +278,9 @@ export class Session implements Connection, RoomSession {
         return this.answer(message.requestId, this.ctx.agent.handle(message, this, room, byName));
       }
       case 'thread.send':
-      case 'thread.stop': {
-        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
+      case 'thread.stop':
+      case 'thread.review': {
+        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt, interrupt or review');
         return this.answer(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
       }
       case 'complete.request':

@@ -2,7 +2,7 @@ import type { AgentErrorCode, ThreadFileChange, ThreadTurnRecord } from '@flint/
 import { baseName, parentPath } from '@flint/protocol';
 import { memo } from 'react';
 import { describeTurnError } from '../stores/agentMessages';
-import { openThreadFile, reviewKey, reviewThreadFile, reviewThreadTurn, useThread, type FileReview } from '../stores/threadStore';
+import { openThreadFile, reviewKey, reviewThreadFile, reviewThreadTurn, undoFileOpReview, useThread, type FileReview } from '../stores/threadStore';
 
 const statusText: Record<ThreadTurnRecord['status'], string> = {
   streaming: 'working',
@@ -126,8 +126,22 @@ function FileRow({ turnId, file, canReview }: { turnId: string; file: ThreadFile
       <span className="thread-file-counts">
         <span className="thread-added">+{file.added}</span> <span className="thread-removed">−{file.removed}</span>
       </span>
-      {file.deleted ? null : settled ? (
-        <span className={`thread-file-reviewed thread-file-reviewed--${state}`}>{reviewedText[state]}</span>
+      {file.deleted ? (
+        // The turn deleted it: its doc was kept, so Reject brings it back (decision 0026).
+        <span className="thread-file-actions">
+          <button type="button" className="thread-icon-button thread-reject" data-testid="thread-file-restore" disabled={!canReview} title={`Reject the deletion: bring ${file.path} back with its text`} aria-label={`Restore ${file.path}`} onClick={() => void reviewThreadFile(turnId, file.fileId, 'reject')}>
+            ↶
+          </button>
+        </span>
+      ) : settled ? (
+        <span className={`thread-file-reviewed thread-file-reviewed--${state}`}>
+          {reviewedText[state]}
+          {file.created && state === 'rejected' && (
+            <button type="button" className="thread-icon-button" data-testid="thread-file-undo" disabled={!canReview} title={`Undo: make ${file.path} again`} aria-label={`Undo rejecting ${file.path}`} onClick={() => void undoFileOpReview(turnId, file.fileId)}>
+              ↶
+            </button>
+          )}
+        </span>
       ) : (
         <span className="thread-file-actions">
           <button type="button" className="thread-icon-button thread-reject" data-testid="thread-file-reject" disabled={!canReview} title={`Reject the changes to ${file.path} (one undo step)`} aria-label={`Reject ${file.path}`} onClick={() => void reviewThreadFile(turnId, file.fileId, 'reject')}>

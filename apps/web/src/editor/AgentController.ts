@@ -200,8 +200,11 @@ export class AgentController {
     const thread = selectThreadWritingIn(useThread.getState(), watched.fileId);
     const streaming = inline ?? thread;
     this.decorations.render(watched.model, views);
-    // A hunk still being written can still grow; it is reviewed once its turn stops.
-    this.reviewable = selectCanEdit(useConnection.getState()) ? views.filter((view) => view.record.turnId !== inline?.turnId && view.record.turnId !== thread?.turnId) : [];
+    // A hunk still being written can still grow; it is reviewed once its turn stops. The record
+    // says so itself (`writing`), in the same update as its text: the turn's status may come later.
+    this.reviewable = selectCanEdit(useConnection.getState())
+      ? views.filter((view) => !view.record.writing && view.record.turnId !== inline?.turnId && view.record.turnId !== thread?.turnId)
+      : [];
     this.widgets.render(watched.model, this.reviewable);
     this.updateKeys(streaming !== null && selectCanEdit(useConnection.getState()));
     setReviewSummary({ fileId: watched.fileId, reviewable: this.reviewable.length });

@@ -4,7 +4,10 @@ import {
   MAX_THREAD_MENTIONS,
   MAX_THREAD_MESSAGE,
   readThread,
+  THREAD_DOC_ID,
+  THREAD_FILE_OPS_KEY,
   type AgentRoute,
+  type ThreadFileOp,
   type ThreadMessage,
   type ThreadTurnRecord,
 } from '@flint/protocol';
@@ -114,6 +117,7 @@ export function mirrorThread(doc: Y.Doc, schedule: Scheduler, hunkDoc: (fileId: 
   let scheduled = false;
   let disposed = false;
   const watched = new WeakSet<Y.Map<HunkRecord>>();
+  let fileOps: ThreadFileOp[] = [];
   const onHunks = () => {
     reviewsDirty = true;
     request();
@@ -136,6 +140,8 @@ export function mirrorThread(doc: Y.Doc, schedule: Scheduler, hunkDoc: (fileId: 
     if (threadDirty) {
       threadDirty = false;
       const view = readThread(doc);
+      if (!sameFileOps(fileOps, view.fileOps)) reviewsDirty = true;
+      fileOps = view.fileOps;
       const messages = shareMessages(state.messages, view.messages);
       const turns = shareTurns(state.turns, view.turns);
       if (messages !== state.messages) patch.messages = messages;
@@ -146,7 +152,7 @@ export function mirrorThread(doc: Y.Doc, schedule: Scheduler, hunkDoc: (fileId: 
     }
     if (reviewsDirty) {
       reviewsDirty = false;
-      const reviews = countReviews(patch.turns ?? state.turns, hunksIn);
+      const reviews = countReviews(patch.turns ?? state.turns, hunksIn, fileOps);
       if (!sameReviews(state.reviews, reviews)) patch.reviews = reviews;
     }
     if (Object.keys(patch).length > 0) useThread.setState(patch);
@@ -204,13 +210,21 @@ function shareTurns(previous: ReadonlyMap<string, ThreadTurnRecord>, next: reado
   return new Map(next.map((turn) => [turn.turnId, turn]));
 }
 
-function countReviews(turns: ReadonlyMap<string, ThreadTurnRecord>, hunksIn: (fileId: string) => Y.Map<HunkRecord> | null): Map<string, FileReview> {
+const sameFileOps = (a: readonly ThreadFileOp[], b: readonly ThreadFileOp[]) => a.length === b.length && a.every((op, i) => op.opId === b[i]!.opId && op.status === b[i]!.status);
+
+function countReviews(turns: ReadonlyMap<string, ThreadTurnRecord>, hunksIn: (fileId: string) => Y.Map<HunkRecord> | null, fileOps: readonly ThreadFileOp[] = []): Map<string, FileReview> {
   const reviews = new Map<string, FileReview>();
+  // A file the turn created and a reviewer rejected has left the tree (and maybe this tab): it
+  // reads as rejected, its hunks untouched, so that undoing the rejection brings it back whole.
+  for (const op of fileOps) {
+    if (op.kind !== 'create' || op.status !== 'rejected') continue;
+    for (const [, entry] of op.entries) if (entry.kind === 'file') reviews.set(reviewKey(op.turnId, entry.fileId), { pending: 0, accepted: 0, rejected: 1 });
+  }
   /** fileId → its hunk records; null: the file's doc is not here, so its state is unknown. */
   const byFile = new Map<string, HunkRecord[] | null>();
   for (const turn of turns.values()) {
     for (const file of turn.files) {
-      if (file.deleted) continue;
+      if (file.deleted || reviews.has(reviewKey(turn.turnId, file.fileId))) continue;
       let records = byFile.get(file.fileId);
       if (records === undefined) {
         const map = hunksIn(file.fileId);
@@ -399,12 +413,67 @@ function untilSynced(handle: DocHandle): Promise<boolean> {
 }
 
 /**
- * Accepts or rejects a turn's hunks in one file: one Yjs transaction with the review origin,
- * so the file's undo (FileUndo) takes it back as one step. A file no tab has open is opened
- * and synced first (its hunks live in its doc); it stays open for the rest of the session.
+ * Accepts or rejects a turn's changes to one file. Its hunks: one Yjs transaction with the
+ * review origin, so the file's undo (FileUndo) takes it back as one step. A file no tab has open
+ * is opened and synced first (its hunks live in its doc). Its file operations (created, renamed,
+ * deleted by the turn) are the gateway's to change: rejecting a file the turn created deletes
+ * it (its hunks stay as they were, so Undo brings it back whole); rejecting a deletion brings
+ * the file back, then its hunks are rejected too.
  */
 export async function reviewThreadFile(turnId: string, fileId: string, action: 'accept' | 'reject'): Promise<number> {
   if (!selectCanReview(useThread.getState(), turnId)) return 0;
+  const ops = fileOpsOf(turnId, fileId);
+  let changed = 0;
+  if (action === 'reject') {
+    // Last first: the file must be where its hunks can be reached, or gone if the turn made it.
+    for (const op of ops.reverse()) {
+      if (!(await reviewFileOp(turnId, op.opId, 'reject'))) return changed;
+      changed++;
+      if (op.kind === 'create') return changed;
+    }
+    return changed + (await reviewHunksIn(turnId, fileId, 'reject'));
+  }
+  changed += await reviewHunksIn(turnId, fileId, 'accept');
+  for (const op of ops) if (await reviewFileOp(turnId, op.opId, 'accept')) changed++;
+  return changed;
+}
+
+/** Accept all / Reject all of a turn: its file operations (one request), then one step per file (each file has its own undo). */
+export async function reviewThreadTurn(turnId: string, action: 'accept' | 'reject'): Promise<number> {
+  const turn = useThread.getState().turns.get(turnId);
+  if (!turn || !selectCanReview(useThread.getState(), turnId)) return 0;
+  let changed = 0;
+  const ops = fileOpsOf(turnId);
+  const filesOf = (kind: ThreadFileOp['kind']) => new Set(ops.flatMap((op) => (op.kind === kind ? op.entries.flatMap(([, entry]) => (entry.kind === 'file' ? [entry.fileId] : [])) : [])));
+  const created = filesOf('create');
+  const restored = filesOf('delete');
+  if (action === 'reject' && ops.length > 0) {
+    if (!(await reviewFileOp(turnId, undefined, 'reject'))) return changed;
+    changed += ops.length;
+  }
+  for (const file of turn.files) {
+    // A file the turn created is gone once rejected; one it deleted is back by now.
+    if (action === 'reject' ? created.has(file.fileId) || (file.deleted && !restored.has(file.fileId)) : file.deleted) continue;
+    changed += await reviewHunksIn(turnId, file.fileId, action);
+  }
+  if (action === 'accept' && ops.length > 0 && (await reviewFileOp(turnId, undefined, 'accept'))) changed += ops.length;
+  return changed;
+}
+
+/**
+ * Takes back the last review of the turn's file operations on a file (one step): a rejected
+ * creation makes the file again, a rejected deletion deletes it again.
+ */
+export async function undoFileOpReview(turnId: string, fileId: string): Promise<boolean> {
+  const doc = requireClient().getDoc(THREAD_DOC_ID)?.doc;
+  if (!doc || !selectCanReview(useThread.getState(), turnId)) return false;
+  const reviewed = [...doc.getMap<ThreadFileOp>(THREAD_FILE_OPS_KEY).values()]
+    .filter((op) => op.turnId === turnId && op.status !== 'pending' && op.entries.some(([, entry]) => entry.kind === 'file' && entry.fileId === fileId))
+    .sort((a, b) => b.seq - a.seq);
+  return reviewed[0] ? reviewFileOp(turnId, reviewed[0].opId, 'undo') : false;
+}
+
+async function reviewHunksIn(turnId: string, fileId: string, action: 'accept' | 'reject'): Promise<number> {
   const client = requireClient();
   const handle = client.getDoc(fileId) ?? client.openDoc(fileId);
   if (!(await untilSynced(handle))) {
@@ -416,13 +485,18 @@ export async function reviewThreadFile(turnId: string, fileId: string, action: '
   return changed;
 }
 
-/** Accept all / Reject all of a turn: one step per file (each file has its own undo). */
-export async function reviewThreadTurn(turnId: string, action: 'accept' | 'reject'): Promise<number> {
-  const turn = useThread.getState().turns.get(turnId);
-  if (!turn) return 0;
-  let changed = 0;
-  for (const file of turn.files) if (!file.deleted) changed += await reviewThreadFile(turnId, file.fileId, action);
-  return changed;
+async function reviewFileOp(turnId: string, opId: string | undefined, action: 'accept' | 'reject' | 'undo'): Promise<boolean> {
+  const result = await requireClient().threadReview(turnId, action, opId);
+  if (!result.ok) useThread.setState({ error: result.message });
+  return result.ok;
+}
+
+/** The turn's pending file operations (on `fileId`, if given), in the order they were made. */
+export function fileOpsOf(turnId: string, fileId?: string): ThreadFileOp[] {
+  const doc = requireClient().getDoc(THREAD_DOC_ID)?.doc;
+  if (!doc) return [];
+  const touches = (op: ThreadFileOp) => fileId === undefined || op.entries.some(([, entry]) => entry.kind === 'file' && entry.fileId === fileId);
+  return [...doc.getMap<ThreadFileOp>(THREAD_FILE_OPS_KEY).values()].filter((op) => op.turnId === turnId && op.status === 'pending' && touches(op)).sort((a, b) => a.seq - b.seq);
 }
 
 /** Opens a file the thread names (by id, else by path) with the caret on `line`. */

@@ -53,8 +53,8 @@ export class FakeOpenAIServer {
   wsConnections = 0;
   /** Answer WebSocket upgrades with this HTTP status instead of 101 (e.g. 404: no WS mode). */
   refuseUpgradeStatus: number | null = null;
-  private defaultScript: FakeScript = { text: defaultFakeText };
-  private readonly queue: Partial<FakeScript>[] = [];
+  private defaultScript: FakeScript | (() => Partial<FakeScript>) = { text: defaultFakeText };
+  private readonly queue: Array<Partial<FakeScript> | (() => Partial<FakeScript>)> = [];
   private readonly byModel = new Map<string, FakeScript>();
   private readonly storedIds = new Set<string>();
   private readonly sockets = new Map<Socket, number>();
@@ -88,9 +88,12 @@ export class FakeOpenAIServer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
-  /** What every request gets unless one was queued with `respondOnceWith`. */
-  respondWith(script: Partial<FakeScript>): void {
-    this.defaultScript = { text: defaultFakeText, ...script };
+  /**
+   * What every request gets unless one was queued with `respondOnceWith`; a function is called
+   * per request, when it arrives.
+   */
+  respondWith(script: Partial<FakeScript> | (() => Partial<FakeScript>)): void {
+    this.defaultScript = typeof script === 'function' ? script : { text: defaultFakeText, ...script };
   }
 
   /** What every request for `model` gets (two routes on one endpoint, one of them failing); a queued script still comes first. */
@@ -98,8 +101,11 @@ export class FakeOpenAIServer {
     this.byModel.set(model, { text: defaultFakeText, ...script });
   }
 
-  /** What the next request gets (queued: call twice for the next two). */
-  respondOnceWith(script: Partial<FakeScript>): void {
+  /**
+   * What the next request gets (queued: call twice for the next two). A function is called when
+   * that request arrives: an answer written against what the request's caller sees by then.
+   */
+  respondOnceWith(script: Partial<FakeScript> | (() => Partial<FakeScript>)): void {
     this.queue.push(script);
   }
 
@@ -162,8 +168,12 @@ export class FakeOpenAIServer {
   }
 
   private nextScript(model: unknown): FakeScript {
-    const once = this.queue.shift();
-    return once ? { text: defaultFakeText, ...once } : (this.byModel.get(String(model)) ?? this.defaultScript);
+    const next = this.queue.shift();
+    const once = typeof next === 'function' ? next() : next;
+    if (once) return { text: defaultFakeText, ...once };
+    const forModel = this.byModel.get(String(model));
+    if (forModel) return forModel;
+    return typeof this.defaultScript === 'function' ? { text: defaultFakeText, ...this.defaultScript() } : this.defaultScript;
   }
 
   private record(entry: RecordedRequest): RecordedRequest {

@@ -11,6 +11,8 @@ interface OpenHunk {
   id: string;
   record: HunkRecord;
   original: string[];
+  /** The ids of the characters in `original`, in order. */
+  removed: IdRun[];
 }
 
 /**
@@ -37,10 +39,14 @@ export class EditApplier {
   /** Characters of a short in-line keep not applied yet (see `keep`). */
   private heldKeep = 0;
   readonly hunkIds: string[] = [];
+  /** Some of its hunks are marked as being written (see `finish`). */
+  private writing = false;
 
   /**
-   * `seq` numbers the turn's hunks in this doc (ids and the order Reject restores them in): the
-   * agent thread shares one counter among the appliers of a turn's hunks in the same file.
+   * `seq` numbers the turn's hunks in this doc (ids and their order): the agent thread shares
+   * one counter among the appliers of a turn's hunks in the same file. An id already in the
+   * doc's change set is never taken again, whatever the counter says: a record overwritten
+   * would take its hunk out of review.
    */
   constructor(
     private readonly peer: AgentPeer,
@@ -113,6 +119,11 @@ export class EditApplier {
     const [gone, rest] = splitRuns(this.remaining, length);
     deleteRanges(this.text, liveRanges(this.text, gone));
     hunk.original.push(this.original.slice(this.cursor, this.cursor + length));
+    for (const run of gone) {
+      const last = hunk.removed[hunk.removed.length - 1];
+      if (last && last.client === run.client && last.clock + last.length === run.clock) last.length += run.length;
+      else hunk.removed.push({ ...run });
+    }
     this.remaining = rest;
     this.cursor += length;
   }
@@ -123,13 +134,26 @@ export class EditApplier {
     this.lastWritten = { client: this.peer.clientId, clock: this.clock() - 1 };
   }
 
-  /** Ends the edit: closes the open hunk. The original the ops did not reach stays. */
+  /**
+   * Ends the edit: closes the open hunk, and its hunks can be reviewed from now on. The
+   * original the ops did not reach stays.
+   */
   finish(): void {
-    if (!this.open && this.heldKeep === 0) return;
+    if (!this.writing && this.heldKeep === 0) return;
+    this.writing = false;
     this.peer.transact(() => {
       if (this.heldKeep > 0) this.applyKeep(this.heldKeep);
       this.heldKeep = 0;
       this.closeHunk();
+      const map = hunksOf(this.peer.doc);
+      this.peer.bookkeeping(() => {
+        for (const id of this.hunkIds) {
+          const record = map.get(id);
+          if (!record?.writing) continue;
+          const { writing: _writing, ...done } = record;
+          map.set(id, done);
+        }
+      });
     });
   }
 
@@ -161,10 +185,13 @@ export class EditApplier {
 
   private openHunk(): OpenHunk {
     if (this.open) return this.open;
+    const taken = hunksOf(this.peer.doc);
+    while (taken.has(`${this.turnId}.${this.seq.next}`)) this.seq.next++;
     const id = `${this.turnId}.${this.seq.next}`;
     this.open = {
       id,
       original: [],
+      removed: [],
       record: {
         turnId: this.turnId,
         agentClient: this.peer.clientId,
@@ -174,14 +201,16 @@ export class EditApplier {
         restoreAt: this.restoreAt(),
         status: 'pending',
         seq: this.seq.next++,
+        writing: true,
       },
     };
     this.hunkIds.push(id);
+    this.writing = true;
     return this.open;
   }
 
   private writeHunk(hunk: OpenHunk): void {
-    hunk.record = { ...hunk.record, insertedTo: this.clock(), original: hunk.original.join(''), restoreAt: this.restoreAt() };
+    hunk.record = { ...hunk.record, insertedTo: this.clock(), original: hunk.original.join(''), removed: hunk.removed.map((run) => ({ ...run })), restoreAt: this.restoreAt() };
     const record = hunk.record;
     this.peer.bookkeeping(() => hunksOf(this.peer.doc).set(hunk.id, record));
   }

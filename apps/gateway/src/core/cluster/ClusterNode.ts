@@ -265,6 +265,7 @@ export class ClusterNode implements DocCluster, ClusterListener {
       if (!(await this.deps.bus.claim(`thread-closed:${room.workspace.id}:${gone[0]!.turnId}`, 60_000))) continue;
       if (this.deps.loadedRoom(room.workspace.id) !== room) continue;
       log.closeInterrupted((turn) => turn.gateway === gatewayId, gatewayGoneMessage);
+      room.endWriting(gone);
     }
   }
 

@@ -177,13 +177,23 @@ describe('PatchStream', () => {
     expect(ws.text('a.ts')!.startsWith('one\n')).toBe(true);
   });
 
-  it('an added line cut mid-way by an interruption is ended with its line break, and counted', () => {
+  it('an added line cut mid-way by an interruption is ended with its line break, counted, and shown to the model', () => {
     const ws = workspace({ 'a.ts': 'export function f() {\n  return 1;\n}\n' });
     const patchStream = new PatchStream('t1', ws.target, quiet);
     patchStream.push('*** Begin Patch\n*** Update File: a.ts\n@@\n export function f() {\n+  /** A due d');
     patchStream.interrupt();
     expect(ws.text('a.ts')).toBe('export function f() {\n  /** A due d\n  return 1;\n}\n');
-    expect(patchStream.summary()).toBe('updated a.ts (+1 -0)');
+    expect(patchStream.summary()).toBe(
+      [
+        'updated a.ts (+1 -0)',
+        'a.ts: hunk 1 was cut off in the middle of a line (line 2 ends where you stopped). What it wrote is kept in the file as it is; the rest of that hunk and of the patch was not applied. Lines 1-5 now read:',
+        '1| export function f() {',
+        '2|   /** A due d',
+        '3|   return 1;',
+        '4| }',
+        '5| ',
+      ].join('\n'),
+    );
   });
 
   it('a hunk whose added lines come before its context is placed by the context after them', () => {

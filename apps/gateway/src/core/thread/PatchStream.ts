@@ -97,7 +97,8 @@ export class PatchStream {
   /** Per file touched: what the patch did, live. */
   readonly changes = new Map<string, ThreadFileChange>();
   readonly failures: string[] = [];
-  private readonly seqs = new WeakMap<Y.Doc, { next: number }>();
+  /** Where an interruption left a hunk half-written (see `noteCut`). */
+  private readonly cuts: string[] = [];
   private complete = false;
   private stopped = false;
   /** The provisional text the listener was last told of. */
@@ -107,6 +108,8 @@ export class PatchStream {
     private readonly turnId: string,
     private readonly target: PatchTarget,
     private readonly listener: PatchListener,
+    /** Per doc, the turn's hunk counter: shared by the turn's patches, so their hunks number on. */
+    private readonly seqs = new WeakMap<Y.Doc, { next: number }>(),
   ) {}
 
   /** Whether `*** End Patch` was read. */
@@ -137,6 +140,7 @@ export class PatchStream {
     this.stopped = true;
     const live = this.hunk?.live;
     if (live) {
+      const midLine = live.midLine;
       // An added line cut mid-way is ended with its line break: glued to the next original
       // line it would turn that line into something no one wrote (half a comment, say).
       if (live.midLine) this.liveAdded(live, '\n');
@@ -145,8 +149,31 @@ export class PatchStream {
       live.removed = '';
       this.flushOps(live);
       live.applier.finish();
+      this.noteCut(live, midLine);
     }
     this.hunk = null;
+  }
+
+  /**
+   * A hunk cut off while it was written stays as it is, a half-written line included: the model
+   * continuing after a steer is shown where, and the lines around it as they now read, so it
+   * finishes or fixes that text instead of writing past it (issue 33).
+   */
+  private noteCut(live: LiveHunk, midLine: boolean): void {
+    const file = this.file;
+    const doc = file?.doc;
+    if (!file || !doc || live.applier.hunkIds.length === 0) return;
+    const text = doc.getText(FILE_TEXT_KEY).toString();
+    const lines = text.split('\n');
+    // The caret is where the next original line starts: the hunk's last line is the one above.
+    const caretLine = text.slice(0, live.applier.insertionIndex()).split('\n').length;
+    const from = Math.max(0, caretLine - 4);
+    const to = Math.min(lines.length, caretLine + 2);
+    const excerpt = lines.slice(from, to).map((line, i) => `${from + i + 1}| ${line}`).join('\n');
+    const how = midLine ? `in the middle of a line (line ${caretLine - 1} ends where you stopped)` : `after line ${caretLine - 1}`;
+    this.cuts.push(
+      `${file.path}: hunk ${this.hunk?.number ?? '?'} was cut off ${how}. What it wrote is kept in the file as it is; the rest of that hunk and of the patch was not applied. Lines ${from + 1}-${to} now read:\n${excerpt}`,
+    );
   }
 
   /**
@@ -170,7 +197,7 @@ export class PatchStream {
       return `${what} ${change.path} (+${change.added} -${change.removed})`;
     });
     if (lines.length === 0 && this.failures.length === 0) lines.push('The patch changed nothing.');
-    return [...lines, ...this.failures].join('\n');
+    return [...lines, ...this.cuts, ...this.failures].join('\n');
   }
 
   private handle(event: PatchEvent): void {

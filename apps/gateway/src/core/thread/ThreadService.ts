@@ -15,6 +15,7 @@ import { generateId } from '../linkTokens';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import { hourMs, type SharedLimits } from '../limits/SharedLimits';
+import { ThreadFileOps } from './ThreadFileOps';
 import { ThreadLog } from './ThreadLog';
 import { buildThreadPrompt, type HistoryEntry } from './threadPrompt';
 import { THREAD_TOOLS } from './threadTools';
@@ -60,6 +61,8 @@ export class ThreadService {
 
   /** A message that starts a turn answers once it is admitted (the limits may live in another process). */
   handle(request: ThreadRequest, from: Prompter, room: Room, author: ThreadAuthor): AgentResult | Promise<AgentResult> {
+    // Any gateway can review: the tree and the thread doc are shared by the cluster.
+    if (request.type === 'thread.review') return this.review(request, room);
     const starting = this.starting.get(room);
     if (starting) return starting.then(() => this.handle(request, from, room, author));
     const running = room.threadTurn;
@@ -96,6 +99,14 @@ export class ThreadService {
       return { ok: true, turnId: running.turnId };
     }
     return this.start({ messageId: null, text, route: request.route, context: request.context, author, from }, room);
+  }
+
+  /** Accept, reject or undo a turn's file operations ([P35]); hunks are reviewed in the files. */
+  private review(request: Extract<ThreadRequest, { type: 'thread.review' }>, room: Room): AgentResult {
+    const running = room.threadTurn ?? room.threadTurnElsewhere();
+    if (running?.turnId === request.turnId) return { ok: false, code: 'busy', message: 'The agent is still working in this turn; review it once it ends.' };
+    const result = new ThreadFileOps(room, room.thread.doc).review(request.turnId, request.opId, request.action);
+    return result.ok ? { ok: true, turnId: request.turnId } : result;
   }
 
   private logOf(room: Room): ThreadLog {
@@ -189,6 +200,7 @@ export class ThreadService {
     };
     const reads = this.readsOf(room);
     const cursors = new Map<string, string | null>();
+    const fileOps = new ThreadFileOps(room, room.thread.doc);
     const options: ThreadTurnOptions = {
       record,
       provider: routed.provider,
@@ -209,17 +221,15 @@ export class ThreadService {
           const live = fileId ? room.doc(fileId) : null;
           return fileId && live ? { fileId, text: live.doc.getText(FILE_TEXT_KEY).toString() } : null;
         },
-        rename: (from, to) => room.apply({ type: 'file.rename', requestId: 0, from, to }),
-        remove: (path) => room.apply({ type: 'file.delete', requestId: 0, path }),
+        // The agent's file operations are recorded for review (decision 0026).
+        rename: (from, to) => fileOps.rename(record.turnId, from, to),
+        remove: (path) => fileOps.remove(record.turnId, path),
         fileIdAt: (path) => room.fileIdAt(path),
         docOf: (fileId) => room.doc(fileId)?.doc ?? null,
         peerOf: (doc) => this.agent.agentIn(doc).peer,
-        createFile: (path) => {
-          const created = room.createFile(path);
-          return created.ok && created.fileId ? { ok: true, fileId: created.fileId } : { ok: false, message: created.ok ? 'It could not be created.' : created.message };
-        },
-        deleteFile: (path) => room.apply({ type: 'file.delete', requestId: 0, path }),
-        moveFile: (from, to) => room.apply({ type: 'file.rename', requestId: 0, from, to }),
+        createFile: (path) => fileOps.create(record.turnId, path),
+        deleteFile: (path) => fileOps.remove(record.turnId, path),
+        moveFile: (from, to) => fileOps.rename(record.turnId, from, to),
         lastRead: (fileId) => reads.get(fileId),
         noteRead: (fileId, text) => reads.set(fileId, text),
       },

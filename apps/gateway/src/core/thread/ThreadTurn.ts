@@ -84,6 +84,8 @@ export class ThreadTurn {
   private readonly patches: PatchStream[] = [];
   private readonly previousCalls: string[] = [];
   private cursorFile: string | null = null;
+  /** Per doc, the number of the turn's next hunk there: every patch of the turn continues it. */
+  private readonly hunkSeqs = new WeakMap<object, { next: number }>();
 
   constructor(private readonly options: ThreadTurnOptions) {
     this.record = options.record;
@@ -315,7 +317,7 @@ export class ThreadTurn {
         this.files();
       },
       wrote: (fileId, caret) => this.moveCursor(fileId, caret, stream.provisional),
-    });
+    }, this.hunkSeqs);
     this.patches.push(stream);
     return stream;
   }
@@ -462,6 +464,8 @@ export class ThreadTurn {
   private continueAfterSteer(steers: Array<{ text: string; author: ThreadAuthor }>): void {
     const step = this.step!;
     const done = step.calls.filter((call) => call?.patch).map((call) => call.patch!.stream.summary());
+    // Text mode: the patch written in the answer was cut off too.
+    if (step.textPatch) done.push(step.textPatch.stream.summary());
     const partial = [step.text, ...done].filter(Boolean).join('\n');
     if (partial) this.messages.push({ role: 'assistant', content: `${partial}\n[interrupted]` });
     const words = steers.map((s) => `${s.author.name}: ${s.text}`).join('\n');
