@@ -49,3 +49,10 @@ export async function shareLink(page: Page, role: 'editor' | 'viewer', expiry?: 
   await page.keyboard.press('Escape');
   return url.pathname + url.hash;
 }
+
+/** Collects the page's uncaught errors; a journey ends by expecting none (`expect(errors).toEqual([])`). */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`${error.name}: ${error.message}`));
+  return errors;
+}
