@@ -1,4 +1,4 @@
-import { CloseCode, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
+import { CloseCode, revokedReason, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, routeBreakerStates, type ModelRouter } from './agent/ModelRouter';
@@ -213,16 +213,19 @@ export class Gateway {
 
   /** Revokes a link and disconnects its sessions at once. */
   revokeLink(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
+    // Who revokes, asked first: an owner may revoke the very link it holds.
+    const by = this.links.authenticate(workspaceId, token);
     const result = this.links.revoke(workspaceId, token, linkId);
     if (result.ok) {
-      this.closeSessionsOf(linkId);
+      this.closeSessionsOf(linkId, by.ok ? revokedReason(revokerName(by.link)) : undefined);
       this.cluster.announce({ kind: 'revoke', linkId });
     }
     return result;
   }
 
-  private closeSessionsOf(linkId: string): void {
-    for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) session.close(CloseCode.LinkRevoked, 'link revoked');
+  /** `reason` names who revoked the link where this gateway knows it ([P15]). */
+  private closeSessionsOf(linkId: string, reason = 'link revoked'): void {
+    for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) session.close(CloseCode.LinkRevoked, reason);
   }
 
   /**
@@ -243,4 +246,11 @@ export class Gateway {
     }
     this.rooms.closeAll();
   }
+}
+
+/** How a revoked tab names who revoked its link: the revoking link's role, and its label when that says more. */
+function revokerName(link: LinkRecord): string {
+  const label = link.label.trim();
+  const plain = [link.role, `${link.role} link`].includes(label.toLowerCase());
+  return plain || label === '' ? `the ${link.role}` : `the ${link.role} (“${label}”)`;
 }
