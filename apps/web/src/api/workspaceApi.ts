@@ -48,7 +48,7 @@ export async function listLinks(workspaceId: string, token: string): Promise<Api
 export function createLink(
   workspaceId: string,
   token: string,
-  request: { role: 'editor' | 'viewer'; label?: string; expiresInMs: number | null },
+  request: { role: 'owner' | 'editor' | 'viewer'; label?: string; expiresInMs: number | null },
 ): Promise<ApiResult<{ link: LinkInfo; url: string }>> {
   return call(linksPath(workspaceId), { method: 'POST', body: JSON.stringify(request) }, token);
 }

@@ -10,7 +10,8 @@ import { RoleBadge } from './RoleBadge';
 
 export function TopBar() {
   const workspaceName = useConnection((s) => s.workspaceName);
-  const canShare = useConnection((s) => s.role !== null && s.role !== 'viewer' && s.status.kind !== 'closed');
+  // Links are the owner's to manage (the gateway refuses anyone else).
+  const canShare = useConnection((s) => s.role === 'owner' && s.status.kind !== 'closed');
   return (
     <header className="top-bar">
       <a className="brand" href="/" title="Flint home">
