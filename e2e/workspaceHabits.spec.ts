@@ -61,7 +61,7 @@ test('an editor link cannot revoke the owner link; the last owner link stays; re
   await expect(editorRow).toHaveCount(0);
 
   const banner = guest.getByTestId('closed-banner');
-  await expect(banner).toContainText('This link was revoked by the owner.');
+  await expect(banner).toContainText('This link was revoked by Olga (the owner).');
   await expect(banner.getByRole('button', { name: 'Reload' })).toHaveCount(0);
   expect(ownerErrors).toEqual([]);
   expect(guestErrors).toEqual([]);

@@ -143,6 +143,12 @@ describe('security: the gateway refuses, whatever the client sends', () => {
     expect(h.gateway.revokeLink(workspaceId, second.value.token, editor.link.id)).toMatchObject({ ok: true });
     h.flush();
     expect(victim.status).toMatchObject({ kind: 'closed', code: CloseCode.LinkRevoked, message: expect.stringContaining('the owner (“Laptop”)') });
+    const named = h.gateway.links.create(workspaceId, 'viewer', 'Named', null);
+    const watcher = h.client(workspaceId, named.token);
+    h.flush();
+    expect(h.gateway.revokeLink(workspaceId, ownerToken, named.link.id, 'Olga\u200b ')).toMatchObject({ ok: true });
+    h.flush();
+    expect(watcher.status).toMatchObject({ kind: 'closed', message: expect.stringContaining('revoked by Olga (the owner).') });
     expect(h.gateway.revokeLink(workspaceId, second.value.token, first.link.id)).toMatchObject({ ok: true });
     expect(h.gateway.revokeLink(workspaceId, second.value.token, second.value.link.id)).toMatchObject({ ok: false, status: 409 });
   });

@@ -53,8 +53,9 @@ export function createLink(
   return call(linksPath(workspaceId), { method: 'POST', body: JSON.stringify(request) }, token);
 }
 
-export function revokeLink(workspaceId: string, token: string, linkId: string): Promise<ApiResult<void>> {
-  return call(`${linksPath(workspaceId)}/${encodeURIComponent(linkId)}`, { method: 'DELETE' }, token);
+/** `by`: the revoker's display name, which the revoked tabs are shown. */
+export function revokeLink(workspaceId: string, token: string, linkId: string, by: string): Promise<ApiResult<void>> {
+  return call(`${linksPath(workspaceId)}/${encodeURIComponent(linkId)}`, { method: 'DELETE', body: JSON.stringify({ by }) }, token);
 }
 
 /** Creates a workspace; `seed: 'demo'` starts it with the demo project instead of a README. */

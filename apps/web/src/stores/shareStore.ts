@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { createLink, listLinks, revokeLink, type LinkInfo } from '../api/workspaceApi';
 import { useConnection } from './connectionStore';
+import { usePresence } from './presenceStore';
 
 interface ShareState {
   open: boolean;
@@ -62,7 +63,7 @@ export async function revoke(linkId: string): Promise<void> {
   const auth = credentials();
   if (!auth) return;
   useShare.setState({ error: null });
-  const result = await revokeLink(auth.workspaceId, auth.token, linkId);
+  const result = await revokeLink(auth.workspaceId, auth.token, linkId, usePresence.getState().self.name);
   if (!result.ok) {
     useShare.setState({ error: result.message });
     return;
