@@ -161,6 +161,7 @@ test('reload restores tabs, the caret and the font size; /w/<id> without its tok
   await expect(page.getByTestId('role-badge')).toHaveText('Owner');
   await page.goto('/');
   await expect(page.getByTestId('recent-workspaces')).toContainText('E2E demo');
+  await page.screenshot({ path: `${screenshotDir}/recent-workspaces.png` });
   expect(await page.evaluate(() => localStorage.getItem('flint.workspaces'))).toContain(workspaceId);
   expect(errors).toEqual([]);
 });

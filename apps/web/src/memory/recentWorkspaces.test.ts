@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { forgetWorkspace, recentWorkspaces, rememberWorkspace, storedToken } from './recentWorkspaces';
-import { loadLayout, saveCursor, saveLayout } from './workspaceLayout';
+import { loadLayout } from './workspaceLayout';
 
 function memoryStorage(): Storage {
   const items = new Map<string, string>();
@@ -48,15 +48,5 @@ describe('the workspaces this browser opened', () => {
     storage.setItem('flint.layout.w1', '[1,2');
     expect(recentWorkspaces(storage)).toEqual([]);
     expect(loadLayout('w1', storage)).toEqual({ tabs: [], active: null, cursors: {}, fontSize: null });
-  });
-});
-
-describe('a workspace layout', () => {
-  it('keeps tabs, the active one, carets and the font size per workspace', () => {
-    const storage = memoryStorage();
-    saveLayout('w1', { tabs: ['a.ts', 'b.ts'], active: 'b.ts', fontSize: 15 }, storage);
-    saveCursor('w1', 'b.ts', 5, 3, storage);
-    expect(loadLayout('w1', storage)).toEqual({ tabs: ['a.ts', 'b.ts'], active: 'b.ts', cursors: { 'b.ts': { line: 5, column: 3 } }, fontSize: 15 });
-    expect(loadLayout('w2', storage).tabs).toEqual([]);
   });
 });
