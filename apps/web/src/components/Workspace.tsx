@@ -23,13 +23,13 @@ import { TopBar } from './TopBar';
 function useShortcuts(): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
-      if (editorWidgetOwnsKey(event)) return;
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.code === 'KeyS') {
         // Every keystroke is already saved; don't let habit open the browser's "Save page".
         event.preventDefault();
         return;
       }
+      // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
+      if (editorWidgetOwnsKey(event)) return;
       if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyL') {
         // Over the browser's address bar, as in other AI editors; Monaco's "expand line
         // selection" gives the key up (appActions), so F1 says the same.
