@@ -43,7 +43,7 @@ test('a viewer sees edits live but cannot type, and the UI says so', async ({ br
 
   const viewer = await (await browser.newContext()).newPage();
   await openWorkspace(viewer, viewerLink, 'Vera');
-  await expect(viewer.getByTestId('role-badge')).toContainText('Viewing');
+  await expect(viewer.getByTestId('role-badge')).toContainText('Viewer');
   await expect(viewer.getByTestId('share-button')).toHaveCount(0);
 
   await openFile(owner, 'src/format.ts');

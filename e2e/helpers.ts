@@ -60,3 +60,10 @@ export async function watchedPage(browser: Browser, errors: string[]): Promise<P
   page.on('pageerror', (error) => errors.push(error.stack ?? `${error.name}: ${error.message}`));
   return page;
 }
+
+/** Collects the page's uncaught errors; a journey ends by expecting none (`expect(errors).toEqual([])`). */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`${error.name}: ${error.message}`));
+  return errors;
+}

@@ -1,10 +1,14 @@
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App';
+import { storedToken } from './memory/recentWorkspaces';
 import { readRoute } from './route';
 import { startWorkspace } from './startWorkspace';
 import './styles.css';
 
-const route = readRoute(window.location);
+let route = readRoute(window.location);
+// `/w/<id>` without its token, in a browser that opened it before: open it with the token kept then.
+const kept = route.kind === 'missing-token' ? storedToken(route.workspaceId) : null;
+if (route.kind === 'missing-token' && kept !== null) route = { kind: 'workspace', workspaceId: route.workspaceId, token: kept };
 if (route.kind === 'workspace') startWorkspace(route.workspaceId, route.token);
 
 // A pasted link for another workspace (or token) in this tab: start clean rather than mix two.

@@ -181,13 +181,13 @@ export class FlintClient {
       );
     };
     socket.onmessage = (event: { data: unknown }) => this.receive(toBytes(event.data));
-    socket.onclose = (event: { code: number }) => this.onSocketClosed(socket, event.code);
+    socket.onclose = (event: { code: number; reason?: string }) => this.onSocketClosed(socket, event.code, event.reason);
     socket.onerror = () => {
       // The close event that follows carries what we need; an error alone says nothing more.
     };
   }
 
-  private onSocketClosed(socket: WebSocketLike, code: number): void {
+  private onSocketClosed(socket: WebSocketLike, code: number, reason?: string): void {
     if (socket !== this.socket) return;
     this.socket = null;
     this.clearPing();
@@ -204,7 +204,7 @@ export class FlintClient {
     this.completions.disconnected();
     if (this.destroyed) return;
     if (!shouldReconnect(code)) {
-      this.setStatus({ kind: 'closed', code, message: describeClose(code) });
+      this.setStatus({ kind: 'closed', code, message: describeClose(code, reason) });
       return;
     }
     const delay = Math.min(

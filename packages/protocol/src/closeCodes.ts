@@ -64,8 +64,38 @@ export function shouldReconnect(code: number): boolean {
   return !permanent.has(code);
 }
 
-/** The sentence a user sees for a close: what happened and what to do. */
-export function describeClose(code: number): string {
+const revokedPrefix = 'revoked by ';
+/** What a WebSocket close reason may hold, in UTF-8 bytes. */
+const maxReasonBytes = 123;
+
+/**
+ * The close reason of a revocation ([P15]): who revoked the link, in the words the gateway
+ * knows (the revoking link's role and label), cut to what a close frame can carry.
+ */
+export function revokedReason(by: string): string {
+  let bytes = revokedPrefix.length;
+  let kept = '';
+  for (const char of by) {
+    const cp = char.codePointAt(0) ?? 0;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (bytes > maxReasonBytes) break;
+    kept += char;
+  }
+  return revokedPrefix + kept;
+}
+
+/** Who revoked the link, from a LinkRevoked close's reason; null when it does not say. */
+export function revokerOf(reason: string | undefined): string | null {
+  if (!reason?.startsWith(revokedPrefix)) return null;
+  const by = reason.slice(revokedPrefix.length).trim();
+  return by === '' ? null : by;
+}
+
+/**
+ * The sentence a user sees for a close: what happened and what to do. `reason` is the close
+ * frame's reason; only a revocation's is read (it names who revoked the link).
+ */
+export function describeClose(code: number, reason?: string): string {
   switch (code) {
     case CloseCode.Unauthorized:
       return 'This link is not valid for this workspace. Ask the owner for a new link.';
@@ -74,7 +104,7 @@ export function describeClose(code: number): string {
     case CloseCode.WorkspaceNotFound:
       return 'This workspace does not exist. Check the link, or create a new workspace.';
     case CloseCode.LinkRevoked:
-      return 'This link was revoked by someone in the workspace. Ask for a new link to rejoin.';
+      return `This link was revoked by ${revokerOf(reason) ?? "the workspace's owner"}. Ask the owner for a new link to rejoin.`;
     case CloseCode.LinkExpired:
       return 'This link has expired. Ask for a new link to rejoin.';
     case CloseCode.FrameTooLarge:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CloseCode, describeClose, shouldReconnect } from './closeCodes';
+import { CloseCode, describeClose, revokedReason, revokerOf, shouldReconnect } from './closeCodes';
 import { Channel, decodeClientFrame, decodeServerFrame, encodeControl, encodeDocFrame, isDecodeError } from './frames';
 import { asClientMessage } from './messages';
 import { validatePath } from './paths';
@@ -52,6 +52,17 @@ describe('close codes', () => {
     expect(shouldReconnect(CloseCode.RateLimited)).toBe(true);
     expect(shouldReconnect(CloseCode.GoingAway)).toBe(true);
     expect(shouldReconnect(1006)).toBe(true);
+  });
+
+  it('[P15] a revocation names who revoked the link, within the 123 bytes of a close reason', () => {
+    expect(describeClose(CloseCode.LinkRevoked, revokedReason('the owner (“Laptop”)'))).toBe(
+      'This link was revoked by the owner (“Laptop”). Ask the owner for a new link to rejoin.',
+    );
+    expect(describeClose(CloseCode.LinkRevoked, 'link revoked')).toContain("revoked by the workspace's owner.");
+    const long = revokedReason('the owner (“' + '😀'.repeat(100) + '”)');
+    expect(new TextEncoder().encode(long).length).toBeLessThanOrEqual(123);
+    expect(revokerOf(long)).toMatch(/^the owner \(“(?:😀)+$/u);
+    expect(revokerOf(undefined)).toBeNull();
   });
 
   it('every close code has a sentence for the user', () => {

@@ -1,4 +1,4 @@
-import { CloseCode, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
+import { CloseCode, revokedReason, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import type { LinkRecord, Store } from '../storage/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, routeBreakerStates, type ModelRouter } from './agent/ModelRouter';
@@ -12,6 +12,7 @@ import type { GatewayContext, Log } from './GatewayContext';
 import { generateId } from './linkTokens';
 import { LinkService, type AuthResult, type CreatedLink, type LinkRequestResult } from './LinkService';
 import { Metrics } from './Metrics';
+import { cleanName } from './peerPresence';
 import type { Connection, PeerSocket } from './PeerSocket';
 import type { Room } from './Room';
 import { RoomRegistry } from './RoomRegistry';
@@ -239,18 +240,24 @@ export class Gateway {
     return this.links.list(workspaceId, token);
   }
 
-  /** Revokes a link and disconnects its sessions at once. */
-  revokeLink(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
+  /**
+   * Revokes a link and disconnects its sessions at once, telling them who did it: `byName` is
+   * the revoker's display name when the request gave one (as self-declared as a cursor's name).
+   */
+  revokeLink(workspaceId: string, token: string, linkId: string, byName: string | null = null): LinkRequestResult<LinkRecord> {
+    // Who revokes, asked first: an owner may revoke the very link it holds.
+    const by = this.links.authenticate(workspaceId, token);
     const result = this.links.revoke(workspaceId, token, linkId);
     if (result.ok) {
-      this.revocations.revokedHere(linkId);
+      this.closeSessionsOf(linkId, by.ok ? revokedReason(revokerName(by.link, byName)) : undefined);
       this.cluster.announce({ kind: 'revoke', linkId });
     }
     return result;
   }
 
-  private closeSessionsOf(linkId: string): void {
-    for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) session.close(CloseCode.LinkRevoked, 'link revoked');
+  /** `reason` names who revoked the link where this gateway knows it ([P15]). */
+  private closeSessionsOf(linkId: string, reason = 'link revoked'): void {
+    for (const session of [...(this.sessionsByLink.get(linkId) ?? [])]) session.close(CloseCode.LinkRevoked, reason);
   }
 
   /**
@@ -277,4 +284,16 @@ export class Gateway {
     }
     this.rooms.closeAll();
   }
+}
+
+/**
+ * How a revoked tab names who revoked its link: the person's name when given, else the revoking
+ * link's role, with its label when that says more.
+ */
+function revokerName(link: LinkRecord, byName: string | null): string {
+  const name = byName === null ? '' : cleanName(byName).slice(0, 40);
+  if (name !== '') return `${name} (the ${link.role})`;
+  const label = link.label.trim();
+  const plain = [link.role, `${link.role} link`].includes(label.toLowerCase());
+  return plain || label === '' ? `the ${link.role}` : `the ${link.role} (“${label}”)`;
 }

@@ -11,13 +11,10 @@ export interface CreatedLink {
   token: string;
 }
 
-export type LinkRequestResult<T> = { ok: true; value: T } | { ok: false; status: 400 | 401 | 403 | 404; message: string };
+export type LinkRequestResult<T> = { ok: true; value: T } | { ok: false; status: 400 | 401 | 403 | 404 | 409; message: string };
 
-const shareableBy: Record<Role, readonly Role[]> = {
-  owner: ['owner', 'editor', 'viewer'],
-  editor: ['editor', 'viewer'],
-  viewer: [],
-};
+/** Link management is the owner's ([P15]): an editor link could otherwise lock the owner out. */
+const notOwner = (action: string) => `Only the workspace's owner can ${action} links. Ask the owner.`;
 
 /** Links are capabilities: a token opens one workspace with one role until revoked or expired. */
 export class LinkService {
@@ -90,36 +87,38 @@ export class LinkService {
   ): LinkRequestResult<CreatedLink> {
     const auth = this.authenticate(workspaceId, token);
     if (!auth.ok) return { ok: false, status: 401, message: 'This link cannot share: it is invalid, expired or revoked.' };
-    if (!shareableBy[auth.link.role].includes(request.role)) {
-      return { ok: false, status: 403, message: `A ${auth.link.role} link cannot create ${request.role} links.` };
-    }
+    if (auth.link.role !== 'owner') return { ok: false, status: 403, message: notOwner('create') };
     return { ok: true, value: this.create(workspaceId, request.role, request.label, request.expiresInMs) };
   }
 
-  /** Live links of a workspace (not revoked, not expired), for owners and editors. */
+  /** Live links of a workspace (not revoked, not expired), for its owners. */
   list(workspaceId: string, token: string): LinkRequestResult<LinkRecord[]> {
     const auth = this.authenticate(workspaceId, token);
     if (!auth.ok) return { ok: false, status: 401, message: 'This link is invalid, expired or revoked.' };
-    if (auth.link.role === 'viewer') return { ok: false, status: 403, message: 'Viewers cannot see the links of a workspace.' };
-    const now = this.clock.now();
-    return {
-      ok: true,
-      value: this.store
-        .listLinks(workspaceId)
-        .filter((l) => l.revokedAt === null && (l.expiresAt === null || l.expiresAt > now)),
-    };
+    if (auth.link.role !== 'owner') return { ok: false, status: 403, message: notOwner('see the') };
+    return { ok: true, value: this.live(workspaceId) };
   }
 
-  /** Revokes a link. Owner links can only be revoked by an owner. */
+  /** Revokes a link, by an owner; never the last live owner link, which would leave no one to manage the workspace. */
   revoke(workspaceId: string, token: string, linkId: string): LinkRequestResult<LinkRecord> {
     const auth = this.authenticate(workspaceId, token);
     if (!auth.ok) return { ok: false, status: 401, message: 'This link is invalid, expired or revoked.' };
     const target = this.store.getLink(linkId);
     if (!target || target.workspaceId !== workspaceId) return { ok: false, status: 404, message: 'No such link.' };
-    if (!shareableBy[auth.link.role].includes(target.role)) {
-      return { ok: false, status: 403, message: `A ${auth.link.role} link cannot revoke ${target.role} links.` };
+    if (auth.link.role !== 'owner') return { ok: false, status: 403, message: notOwner('revoke') };
+    if (target.role === 'owner' && !this.live(workspaceId).some((l) => l.role === 'owner' && l.id !== target.id)) {
+      return {
+        ok: false,
+        status: 409,
+        message: "This is the workspace's last owner link: without it no one could manage the workspace. Create another owner link first.",
+      };
     }
     this.store.revokeLink(linkId, this.clock.now());
     return { ok: true, value: { ...target, revokedAt: this.clock.now() } };
+  }
+
+  private live(workspaceId: string): LinkRecord[] {
+    const now = this.clock.now();
+    return this.store.listLinks(workspaceId).filter((l) => l.revokedAt === null && (l.expiresAt === null || l.expiresAt > now));
   }
 }

@@ -119,6 +119,50 @@ describe('security: the gateway refuses, whatever the client sends', () => {
     expect(h.gateway.listLinks(workspaceId, ownerToken)).toMatchObject({ ok: true });
   });
 
+  it('[P15] link management is the owner\'s: an editor link can neither create, list nor revoke links, the owner\'s least of all', () => {
+    const { h, workspaceId, ownerToken, editor, viewer, honestStillEdits } = setup();
+    const owner = h.client(workspaceId, ownerToken);
+    h.flush();
+    const ownerLinkId = h.gateway.links.authenticate(workspaceId, ownerToken);
+    if (!ownerLinkId.ok) throw new Error('the owner token opens its workspace');
+    expect(h.gateway.revokeLink(workspaceId, editor.token, ownerLinkId.link.id)).toMatchObject({ ok: false, status: 403 });
+    expect(h.gateway.revokeLink(workspaceId, editor.token, viewer.link.id)).toMatchObject({ ok: false, status: 403 });
+    expect(h.gateway.share(workspaceId, editor.token, { role: 'viewer', label: 'x', expiresInMs: null })).toMatchObject({ ok: false, status: 403 });
+    expect(h.gateway.listLinks(workspaceId, editor.token)).toMatchObject({ ok: false, status: 403 });
+    expect(h.gateway.listLinks(workspaceId, viewer.token)).toMatchObject({ ok: false, status: 403 });
+    h.flush();
+    expect(owner.status.kind).toBe('open');
+    honestStillEdits();
+  });
+
+  it('[P15] the last live owner link cannot be revoked; with a second one, either can go, and the revoked tab is told who did it', () => {
+    const { h, workspaceId, ownerToken, editor } = setup();
+    const first = h.gateway.links.authenticate(workspaceId, ownerToken);
+    if (!first.ok) throw new Error('the owner token opens its workspace');
+    const refused = h.gateway.revokeLink(workspaceId, ownerToken, first.link.id);
+    expect(refused).toMatchObject({ ok: false, status: 409, message: expect.stringMatching(/last owner link/) });
+    // An expired owner link does not count as another way in.
+    h.gateway.links.create(workspaceId, 'owner', 'Expiring', 1_000);
+    h.clock.advance(1_000);
+    expect(h.gateway.revokeLink(workspaceId, ownerToken, first.link.id)).toMatchObject({ ok: false, status: 409 });
+
+    const second = h.gateway.share(workspaceId, ownerToken, { role: 'owner', label: 'Laptop', expiresInMs: null });
+    if (!second.ok) throw new Error('an owner shares an owner link');
+    const victim = h.client(workspaceId, editor.token);
+    h.flush();
+    expect(h.gateway.revokeLink(workspaceId, second.value.token, editor.link.id)).toMatchObject({ ok: true });
+    h.flush();
+    expect(victim.status).toMatchObject({ kind: 'closed', code: CloseCode.LinkRevoked, message: expect.stringContaining('the owner (“Laptop”)') });
+    const named = h.gateway.links.create(workspaceId, 'viewer', 'Named', null);
+    const watcher = h.client(workspaceId, named.token);
+    h.flush();
+    expect(h.gateway.revokeLink(workspaceId, ownerToken, named.link.id, 'Olga\u200b ')).toMatchObject({ ok: true });
+    h.flush();
+    expect(watcher.status).toMatchObject({ kind: 'closed', message: expect.stringContaining('revoked by Olga (the owner).') });
+    expect(h.gateway.revokeLink(workspaceId, second.value.token, first.link.id)).toMatchObject({ ok: true });
+    expect(h.gateway.revokeLink(workspaceId, second.value.token, second.value.link.id)).toMatchObject({ ok: false, status: 409 });
+  });
+
   it('[P15] an expiring link disconnects its sessions when it expires', () => {
     const { h, workspaceId, honestStillEdits, raw } = setup();
     const shortLived = h.gateway.links.create(workspaceId, 'editor', 'Short', 60_000);

@@ -101,6 +101,22 @@ describe('HTTP server and WebSocket transport', () => {
     viewer.destroy();
   });
 
+  it('[P15] over REST an editor link cannot manage links, the owner\'s least of all; the last owner link stays', async () => {
+    const { workspaceId, token } = await createWorkspace();
+    const listed = await api(`/api/workspaces/${workspaceId}/links`, { token });
+    const ownerLinkId = String((listed.body?.links as Array<{ id: string }>)[0]?.id);
+    const created = await api(`/api/workspaces/${workspaceId}/links`, { method: 'POST', token, body: JSON.stringify({ role: 'editor' }) });
+    const editorToken = new URL(String(created.body?.url)).hash.replace('#token=', '');
+    const byEditor = await api(`/api/workspaces/${workspaceId}/links/${ownerLinkId}`, { method: 'DELETE', token: editorToken });
+    expect(byEditor).toMatchObject({ status: 403, body: { error: expect.stringMatching(/owner/) } });
+    expect((await api(`/api/workspaces/${workspaceId}/links`, { token: editorToken })).status).toBe(403);
+    const share = await api(`/api/workspaces/${workspaceId}/links`, { method: 'POST', token: editorToken, body: JSON.stringify({ role: 'viewer' }) });
+    expect(share.status).toBe(403);
+    const last = await api(`/api/workspaces/${workspaceId}/links/${ownerLinkId}`, { method: 'DELETE', token });
+    expect(last).toMatchObject({ status: 409, body: { error: expect.stringMatching(/last owner link/) } });
+    expect((await api(`/api/workspaces/${workspaceId}/links`, { token })).status).toBe(200);
+  });
+
   it('answers bad REST input with a status and a sentence', async () => {
     const { workspaceId, token } = await createWorkspace();
     expect((await api(`/api/workspaces/${workspaceId}/links`)).status).toBe(401);

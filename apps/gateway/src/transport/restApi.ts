@@ -136,7 +136,9 @@ export function createRestApi(gateway: Gateway, { publicUrl, createToken, projec
       return true;
     }
     if (linkId !== undefined && req.method === 'DELETE') {
-      const result = gateway.revokeLink(workspaceId, token, linkId);
+      // Optional `{ by }`: the revoker's display name, for the revoked tabs' banner.
+      const body = await readJson(req);
+      const result = gateway.revokeLink(workspaceId, token, linkId, typeof body.by === 'string' ? body.by : null);
       if (!result.ok) throw new HttpError(result.status, result.message);
       res.writeHead(204).end();
       return true;

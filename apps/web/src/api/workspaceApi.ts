@@ -48,13 +48,14 @@ export async function listLinks(workspaceId: string, token: string): Promise<Api
 export function createLink(
   workspaceId: string,
   token: string,
-  request: { role: 'editor' | 'viewer'; label?: string; expiresInMs: number | null },
+  request: { role: 'owner' | 'editor' | 'viewer'; label?: string; expiresInMs: number | null },
 ): Promise<ApiResult<{ link: LinkInfo; url: string }>> {
   return call(linksPath(workspaceId), { method: 'POST', body: JSON.stringify(request) }, token);
 }
 
-export function revokeLink(workspaceId: string, token: string, linkId: string): Promise<ApiResult<void>> {
-  return call(`${linksPath(workspaceId)}/${encodeURIComponent(linkId)}`, { method: 'DELETE' }, token);
+/** `by`: the revoker's display name, which the revoked tabs are shown. */
+export function revokeLink(workspaceId: string, token: string, linkId: string, by: string): Promise<ApiResult<void>> {
+  return call(`${linksPath(workspaceId)}/${encodeURIComponent(linkId)}`, { method: 'DELETE', body: JSON.stringify({ by }) }, token);
 }
 
 /** Creates a workspace; `seed: 'demo'` starts it with the demo project instead of a README. */

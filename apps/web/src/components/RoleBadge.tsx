@@ -8,11 +8,11 @@ export function roleLabel(role: Role): string {
     case 'editor':
       return 'Editor';
     case 'viewer':
-      return 'Viewing';
+      return 'Viewer';
   }
 }
 
-/** What this link lets you do; viewers see plainly that they are only viewing. */
+/** The role of this tab's link, named as the Share dialog names links: Owner, Editor, Viewer. */
 export function RoleBadge() {
   const role = useConnection((s) => s.role);
   if (role === null) return null;

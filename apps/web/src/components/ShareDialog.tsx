@@ -33,21 +33,23 @@ async function copyText(text: string, fallback: HTMLInputElement | null): Promis
   }
 }
 
-/** Create editor/viewer links with an expiry, copy them, and revoke live ones. Not for viewers. */
+/** The owner's: create links with a role and an expiry, copy them, and revoke live ones. */
 export function ShareDialog() {
   const open = useShare((s) => s.open);
   const role = useConnection((s) => s.role);
-  if (!open || role === null || role === 'viewer') return null;
-  return <ShareDialogBody myRole={role} />;
+  if (!open || role !== 'owner') return null;
+  return <ShareDialogBody />;
 }
 
-function ShareDialogBody({ myRole }: { myRole: 'owner' | 'editor' }) {
+type ShareRole = 'owner' | 'editor' | 'viewer';
+
+function ShareDialogBody() {
   const links = useShare((s) => s.links);
   const loading = useShare((s) => s.loading);
   const creating = useShare((s) => s.creating);
   const created = useShare((s) => s.created);
   const error = useShare((s) => s.error);
-  const [role, setRole] = useState<'editor' | 'viewer'>('editor');
+  const [role, setRole] = useState<ShareRole>('editor');
   const [expiry, setExpiry] = useState<(typeof expiries)[number]['value']>('never');
   const [label, setLabel] = useState('');
   const [copied, setCopied] = useState(false);
@@ -69,8 +71,9 @@ function ShareDialogBody({ myRole }: { myRole: 'owner' | 'editor' }) {
 
   const create = () => {
     const ms = expiries.find((e) => e.value === expiry)?.ms ?? null;
-    void shareLink(role, ms, label);
+    void shareLink(role, ms, label).then((made) => made && setLabel(''));
   };
+  const ownerLinks = links.filter((link) => link.role === 'owner').length;
 
   return (
     <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && closeShareDialog()}>
@@ -87,11 +90,15 @@ function ShareDialogBody({ myRole }: { myRole: 'owner' | 'editor' }) {
             <Icon name="close" />
           </button>
         </header>
-        <p className="muted modal-lead">Anyone with a link joins with its role. Links can be revoked at any time.</p>
+        <p className="muted modal-lead" data-testid="share-lead">
+          Anyone with a link joins with its role: editors edit, viewers watch, owners also share. Revoke a link to disconnect
+          them. A new link is shown only once, right after you create it: copy it then.
+        </p>
         <div className="share-form">
-          <select ref={firstField} data-testid="share-role" aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as 'editor' | 'viewer')}>
-            <option value="editor">Can edit</option>
-            <option value="viewer">Can view</option>
+          <select ref={firstField} data-testid="share-role" aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as ShareRole)}>
+            <option value="editor">Editor</option>
+            <option value="viewer">Viewer</option>
+            <option value="owner">Owner</option>
           </select>
           <select data-testid="share-expiry" aria-label="Expiry" value={expiry} onChange={(e) => setExpiry(e.target.value as typeof expiry)}>
             {expiries.map((e) => (
@@ -139,7 +146,7 @@ function ShareDialogBody({ myRole }: { myRole: 'owner' | 'editor' }) {
         <h3 className="modal-section">Live links</h3>
         <ul className="link-list">
           {links.map((link) => (
-            <LinkRow key={link.id} link={link} now={now} canRevoke={myRole === 'owner' || link.role !== 'owner'} />
+            <LinkRow key={link.id} link={link} now={now} lastOwner={link.role === 'owner' && ownerLinks === 1} />
           ))}
           {!loading && links.length === 0 && <li className="muted">No live links.</li>}
         </ul>
@@ -148,8 +155,13 @@ function ShareDialogBody({ myRole }: { myRole: 'owner' | 'editor' }) {
   );
 }
 
-function LinkRow({ link, now, canRevoke }: { link: LinkInfo; now: number; canRevoke: boolean }) {
+/** Revoking disconnects people at once, so it asks first; the last owner link cannot go (the gateway refuses too). */
+function LinkRow({ link, now, lastOwner }: { link: LinkInfo; now: number; lastOwner: boolean }) {
   const [busy, setBusy] = useState(false);
+  const confirmRevoke = () =>
+    window.confirm(
+      `Revoke the ${roleLabel(link.role).toLowerCase()} link “${link.label}”? Everyone who joined with it is disconnected at once, and the link stops working for good.`,
+    );
   return (
     <li className="link-row" data-testid="link-row" data-role={link.role} data-link-id={link.id}>
       <span className={`role-badge role-badge--${link.role}`}>{roleLabel(link.role)}</span>
@@ -157,20 +169,20 @@ function LinkRow({ link, now, canRevoke }: { link: LinkInfo; now: number; canRev
         {link.label}
       </span>
       <span className="link-meta muted">{describeExpiry(link.expiresAt, now)}</span>
-      {canRevoke && (
-        <button
-          type="button"
-          className="button button--danger"
-          data-testid="revoke-link"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            void revoke(link.id).finally(() => setBusy(false));
-          }}
-        >
-          Revoke
-        </button>
-      )}
+      <button
+        type="button"
+        className="button button--danger"
+        data-testid="revoke-link"
+        disabled={busy || lastOwner}
+        title={lastOwner ? 'The last owner link cannot be revoked: create another owner link first.' : undefined}
+        onClick={() => {
+          if (!confirmRevoke()) return;
+          setBusy(true);
+          void revoke(link.id).finally(() => setBusy(false));
+        }}
+      >
+        Revoke
+      </button>
     </li>
   );
 }

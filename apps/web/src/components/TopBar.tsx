@@ -12,7 +12,8 @@ export function TopBar() {
   const workspaceName = useConnection((s) => s.workspaceName);
   // In a cluster, which gateway this tab landed on (its id in that gateway's /healthz).
   const gateway = useConnection((s) => (s.status.kind === 'open' ? (s.status.gateway ?? null) : null));
-  const canShare = useConnection((s) => s.role !== null && s.role !== 'viewer' && s.status.kind !== 'closed');
+  // Links are the owner's to manage (the gateway refuses anyone else).
+  const canShare = useConnection((s) => s.role === 'owner' && s.status.kind !== 'closed');
   return (
     <header className="top-bar">
       <a className="brand" href="/" title="Flint home">

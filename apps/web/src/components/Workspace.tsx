@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
-import { requestThreadInputFocus, setAgentPanelOpen, useThread } from '../stores/threadStore';
-import { closeTab, requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
+import { closeActiveTab, editorWidgetOwnsKey, toggleAgentPanel } from '../stores/appCommands';
+import { requestCreate } from '../stores/workspaceStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
 import { AgentPanel } from './AgentPanel';
 import { ChangesView } from './ChangesView';
@@ -17,20 +17,6 @@ import { Tabs } from './Tabs';
 import { TopBar } from './TopBar';
 
 /**
- * Ctrl/Cmd-L: opens the agent panel with the keyboard in its input; from elsewhere in the IDE
- * it moves the keyboard there; from inside the panel it closes it and goes back to the editor.
- */
-function toggleAgentPanel(): void {
-  const inPanel = document.activeElement?.closest('.agent-panel') != null;
-  if (!useThread.getState().panelOpen) setAgentPanelOpen(true);
-  else if (!inPanel) requestThreadInputFocus();
-  else {
-    setAgentPanelOpen(false);
-    requestEditorFocus();
-  }
-}
-
-/**
  * Browsers keep Ctrl+N and Ctrl+W for themselves, so the file shortcuts use Alt, as
  * browser IDEs do. Capture phase, because Monaco consumes keys typed into the editor.
  */
@@ -42,8 +28,11 @@ function useShortcuts(): void {
         event.preventDefault();
         return;
       }
+      // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
+      if (editorWidgetOwnsKey(event)) return;
       if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyL') {
-        // Over Monaco's "expand line selection" and the browser's address bar, as in other AI editors.
+        // Over the browser's address bar, as in other AI editors; Monaco's "expand line
+        // selection" gives the key up (appActions), so F1 says the same.
         event.preventDefault();
         event.stopPropagation();
         toggleAgentPanel();
@@ -61,8 +50,10 @@ function useShortcuts(): void {
       if (key === 'KeyN' && selectCanEdit(useConnection.getState())) {
         requestCreate(event.shiftKey ? 'folder' : 'file');
       } else if (key === 'KeyW' && !event.shiftKey) {
-        const { activeFileId } = useWorkspace.getState();
-        if (activeFileId !== null) closeTab(activeFileId);
+        closeActiveTab();
+      } else if ((key === 'ArrowLeft' || key === 'ArrowRight') && !event.shiftKey) {
+        // The browser's Back and Forward: by a VS Code habit (go back after F12) they would
+        // leave the IDE. The toolbar's Back button still does.
       } else {
         return;
       }

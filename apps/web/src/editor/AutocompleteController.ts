@@ -30,6 +30,8 @@ export class AutocompleteController {
   private readonly ghostKey: monaco.editor.IContextKey<boolean>;
   private watched: Y.Text | null = null;
   private editPending = false;
+  /** The key of the keystroke being handled was a plain Tab: what it inserts is indentation, not typing. */
+  private tabKeyDown = false;
   /** The editor's list-as-you-type setting; off while ghost text shows. */
   private readonly quickSuggestions: monaco.editor.IQuickSuggestionsOptions;
   private readonly disposers: Array<() => void> = [];
@@ -51,7 +53,8 @@ export class AutocompleteController {
     const provider = monaco.languages.registerInlineCompletionsProvider('*', {
       displayName: 'Flint autocomplete',
       debounceDelayMs: 0,
-      provideInlineCompletions: (model, position) => ({ items: this.itemsAt(model, position) }),
+      // The suggest widget wins over ghost text (VS Code's rule): while it is open, Tab is its.
+      provideInlineCompletions: (model, position, context) => ({ items: context.selectedSuggestionInfo ? [] : this.itemsAt(model, position) }),
       disposeInlineCompletions: () => undefined,
     });
     const listeners = [
@@ -64,7 +67,20 @@ export class AutocompleteController {
         else this.completer.dismiss();
       }),
       editor.onDidBlurEditorText(() => this.completer.dismiss()),
+      editor.onKeyDown((event) => {
+        // Runs before the key's command; cleared once the keystroke's edits are done.
+        if (event.keyCode !== monaco.KeyCode.Tab || event.ctrlKey || event.altKey || event.metaKey || this.ghostKey.get()) return;
+        this.tabKeyDown = true;
+        // A task, not a microtask: the key's command runs in a later listener of the same event.
+        window.setTimeout(() => (this.tabKeyDown = false), 0);
+      }),
     ];
+    // The suggest widget wins over ghost text: once its list opens, Tab is its, and a ghost
+    // text that extends the highlighted item would be inserted along with it. Monaco has no
+    // public event for the list; its SuggestModel's (as in quietSuggest) is used when there.
+    const suggest = editor.getContribution('editor.contrib.suggestController') as { model?: { onDidTrigger?: monaco.IEvent<unknown> } } | null;
+    const listOpened = suggest?.model?.onDidTrigger?.(() => this.completer.dismiss());
+    if (listOpened) listeners.push(listOpened);
     const apply = () => this.completer.setEnabled(useAutocomplete.getState().enabled && selectCanEdit(useConnection.getState()));
     this.disposers.push(
       () => provider.dispose(),
@@ -135,15 +151,17 @@ export class AutocompleteController {
 
   /**
    * Typing in this tab arrives through its y-monaco binding; anything else (collaborators, the
-   * agent, undo) is not typing. Reported once the keystroke's changes and cursor move are done.
+   * agent, undo) is not typing, and neither is the indentation of a Tab key. Reported once the keystroke's changes and cursor move are done.
    */
   private readonly onText = (_event: Y.YTextEvent, transaction: Y.Transaction): void => {
     if (!(transaction.origin instanceof MonacoBinding) || this.editPending) return;
     this.editPending = true;
+    const indent = this.tabKeyDown;
     queueMicrotask(() => {
       this.editPending = false;
       const state = this.state();
-      if (state) this.completer.edited(state);
+      if (indent) this.completer.indented();
+      else if (state) this.completer.edited(state);
       else this.completer.dismiss();
     });
   };

@@ -1,10 +1,12 @@
 import type { FlintClient } from '@flint/client';
+import { loadLayout, saveCursor, saveLayout } from '../memory/workspaceLayout';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { useEditorStatus, type EditorSelection } from '../stores/editorStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
 import { unwatchFileDoc, watchFileDoc } from '../stores/projectStore';
 import { openFile, useWorkspace } from '../stores/workspaceStore';
 import { AgentController } from './AgentController';
+import { registerAppActions } from './appActions';
 import { AutocompleteController } from './AutocompleteController';
 import { DiagnosticsRefresher } from './DiagnosticsRefresher';
 import { FollowController } from './FollowController';
@@ -74,6 +76,8 @@ export class EditorController {
       }),
     );
     this.applyReadOnly();
+    this.rememberLayout();
+    this.disposers.push(registerAppActions(editor));
     this.follow = new FollowController(editor, this.registry);
     this.diagnostics = new DiagnosticsRefresher(editor);
     this.trackStatus();
@@ -104,13 +108,62 @@ export class EditorController {
       if (handle && !handle.synced) {
         void handle.whenSynced().then(() => {
           this.applyReadOnly();
-          // The content arrived as one insert and pushed the cursor to its end; start at the top.
-          if (!viewState && this.editor.getModel() === model) this.editor.setPosition({ lineNumber: 1, column: 1 });
+          // The content arrived as one insert and pushed the cursor to its end: start where this
+          // browser left the file last time, else at the top.
+          if (!viewState && this.editor.getModel() === model && !this.restoreCursor(activeFileId)) this.editor.setPosition({ lineNumber: 1, column: 1 });
         });
+      } else if (!viewState) {
+        this.restoreCursor(activeFileId);
       }
     }
     this.applyReadOnly();
     this.reportModel();
+  }
+
+  /** Puts the caret where this browser last had it in the file (a reload); false when it has no record. */
+  private restoreCursor(fileId: string): boolean {
+    const workspaceId = useConnection.getState().workspaceId;
+    const path = useWorkspace.getState().pathById.get(fileId);
+    const model = this.editor.getModel();
+    const cursor = workspaceId !== null && path !== undefined ? loadLayout(workspaceId).cursors[path] : undefined;
+    if (!cursor || !model) return false;
+    const position = model.validatePosition({ lineNumber: cursor.line, column: cursor.column });
+    this.editor.setPosition(position);
+    this.editor.revealPositionInCenterIfOutsideViewport(position);
+    return true;
+  }
+
+  /**
+   * Keeps the caret of the file on screen and the editor's font size (F1 → Editor Font Zoom,
+   * Ctrl+wheel) for the next load of this workspace in this browser. The caret is written a
+   * moment after it settles, and when the page goes away.
+   */
+  private rememberLayout(): void {
+    const workspaceId = useConnection.getState().workspaceId;
+    if (workspaceId === null) return;
+    const { fontSize } = loadLayout(workspaceId);
+    if (fontSize !== null) this.editor.updateOptions({ fontSize, lineHeight: Math.round((fontSize * 20) / 13) });
+    let timer: number | null = null;
+    const saveCaret = () => {
+      if (timer !== null) window.clearTimeout(timer);
+      timer = null;
+      const position = this.editor.getPosition();
+      const path = this.shownFileId === null ? undefined : useWorkspace.getState().pathById.get(this.shownFileId);
+      if (position && path !== undefined) saveCursor(workspaceId, path, position.lineNumber, position.column);
+    };
+    const cursor = this.editor.onDidChangeCursorPosition(() => {
+      if (timer === null) timer = window.setTimeout(saveCaret, 300);
+    });
+    const font = this.editor.onDidChangeConfiguration((event) => {
+      if (event.hasChanged(monaco.editor.EditorOption.fontInfo)) saveLayout(workspaceId, { fontSize: this.editor.getOption(monaco.editor.EditorOption.fontInfo).fontSize });
+    });
+    window.addEventListener('pagehide', saveCaret);
+    this.disposers.push(
+      () => cursor.dispose(),
+      () => font.dispose(),
+      () => window.removeEventListener('pagehide', saveCaret),
+      () => timer !== null && window.clearTimeout(timer),
+    );
   }
 
   private applyReadOnly(): void {

@@ -4,6 +4,7 @@ import CssWorker from 'monaco-editor/language/css/css.worker?worker';
 import HtmlWorker from 'monaco-editor/language/html/html.worker?worker';
 import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
+import { swallowMonacoCancellation } from './swallowMonacoCancellation';
 import TsWorker from './typescript.worker?worker';
 
 /**
@@ -12,6 +13,8 @@ import TsWorker from './typescript.worker?worker';
  * set up for a multi-file workspace, and the Flint theme.
  * y-monaco resolves to the same module through the alias in vite.config.ts.
  */
+swallowMonacoCancellation(window);
+
 globalThis.MonacoEnvironment = {
   getWorker(_workerId: string, label: string): Worker {
     switch (label) {
@@ -156,6 +159,8 @@ export const editorOptions: monaco.editor.IStandaloneEditorConstructionOptions =
   padding: { top: 8 },
   tabSize: 2,
   stickyScroll: { enabled: false },
+  // Ctrl+wheel sets the font size, as in VS Code; EditorController keeps it per workspace.
+  mouseWheelZoom: true,
   // Flint sets no TypeScript inlay-hint preferences, so the worker answers every request with
   // nothing — after re-parsing the file, which changes every frame while the agent streams
   // (~200 ms of worker CPU per request on a 20,000-line file). Off: no request at all.

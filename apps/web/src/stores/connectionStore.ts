@@ -1,6 +1,7 @@
 import { FlintClient, type ConnectionStatus } from '@flint/client';
-import type { Role } from '@flint/protocol';
+import { CloseCode, type Role } from '@flint/protocol';
 import { create } from 'zustand';
+import { forgetWorkspace, rememberWorkspace } from '../memory/recentWorkspaces';
 import { socketUrl } from '../route';
 
 interface ConnectionState {
@@ -51,6 +52,8 @@ function scheduleRemoteApply(apply: () => void): void {
   const timer = setTimeout(run, 100);
 }
 
+const deadLinkCodes = new Set<number>([CloseCode.LinkRevoked, CloseCode.LinkExpired, CloseCode.Unauthorized, CloseCode.WorkspaceNotFound]);
+
 /** Opens the tab's one connection to a workspace. Idempotent for the same link. */
 export function connect(workspaceId: string, token: string): FlintClient {
   const current = useConnection.getState();
@@ -68,7 +71,10 @@ export function connect(workspaceId: string, token: string): FlintClient {
     if (status.kind === 'open') {
       useConnection.setState({ status, role: status.role, workspaceName: status.workspaceName });
       document.title = `${status.workspaceName} — Flint`;
+      rememberWorkspace({ id: workspaceId, name: status.workspaceName, role: status.role, token });
     } else {
+      // A token that no longer opens the workspace is no way back in: forget it.
+      if (status.kind === 'closed' && deadLinkCodes.has(status.code)) forgetWorkspace(workspaceId, token);
       useConnection.setState({ status });
     }
   });

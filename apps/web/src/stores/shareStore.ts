@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { createLink, listLinks, revokeLink, type LinkInfo } from '../api/workspaceApi';
 import { useConnection } from './connectionStore';
+import { usePresence } from './presenceStore';
 
 interface ShareState {
   open: boolean;
@@ -43,23 +44,26 @@ export async function refreshLinks(): Promise<void> {
   useShare.setState(result.ok ? { links: result.value, loading: false } : { error: result.message, loading: false });
 }
 
-export async function shareLink(role: 'editor' | 'viewer', expiresInMs: number | null, label: string): Promise<void> {
+/** Resolves to whether the link was made. */
+export async function shareLink(role: 'owner' | 'editor' | 'viewer', expiresInMs: number | null, label: string): Promise<boolean> {
   const auth = credentials();
-  if (!auth) return;
+  if (!auth) return false;
   useShare.setState({ creating: true, error: null });
   const result = await createLink(auth.workspaceId, auth.token, { role, expiresInMs, ...(label.trim() ? { label: label.trim() } : {}) });
   if (!result.ok) {
     useShare.setState({ creating: false, error: result.message });
-    return;
+    return false;
   }
   useShare.setState({ creating: false, created: result.value });
   await refreshLinks();
+  return true;
 }
 
 export async function revoke(linkId: string): Promise<void> {
   const auth = credentials();
   if (!auth) return;
-  const result = await revokeLink(auth.workspaceId, auth.token, linkId);
+  useShare.setState({ error: null });
+  const result = await revokeLink(auth.workspaceId, auth.token, linkId, usePresence.getState().self.name);
   if (!result.ok) {
     useShare.setState({ error: result.message });
     return;

@@ -8,8 +8,9 @@ import {
   type IndexEntry,
 } from '@flint/protocol';
 import { create } from 'zustand';
+import { loadLayout, saveLayout } from '../memory/workspaceLayout';
 import { isBinaryEntry } from '../project/binaryFiles';
-import { requireClient } from './connectionStore';
+import { requireClient, useConnection } from './connectionStore';
 
 /** A sentence in the corner: a refused operation (error), a partial success (warn), work under way or done (info). */
 export interface NoticeMessage {
@@ -85,7 +86,39 @@ export function bindWorkspace(client: FlintClient): void {
   void client.index.whenSynced().then(() => {
     refresh();
     useWorkspace.setState({ indexSynced: true });
-    openDefaultFile();
+    if (!restoreTabs()) openDefaultFile();
+    rememberTabs();
+  });
+}
+
+/** The tabs this browser had open in this workspace, where their files still exist; false when none. */
+function restoreTabs(): boolean {
+  const workspaceId = useConnection.getState().workspaceId;
+  if (workspaceId === null) return false;
+  const layout = loadLayout(workspaceId);
+  const { entries } = useWorkspace.getState();
+  const idOf = (path: string) => {
+    const entry = entries.get(path);
+    return entry?.kind === 'file' && !isBinaryEntry(entry) ? entry.fileId : null;
+  };
+  const tabs = layout.tabs.map(idOf).filter((id): id is string => id !== null);
+  if (tabs.length === 0) return false;
+  const active = layout.active === null ? null : idOf(layout.active);
+  useWorkspace.setState({ tabs, activeFileId: active !== null && tabs.includes(active) ? active : (tabs[0] ?? null) });
+  return true;
+}
+
+/** Keeps the open tabs (by path: ids are the gateway's, paths are what a person recognises) for the next load. */
+function rememberTabs(): void {
+  const workspaceId = useConnection.getState().workspaceId;
+  if (workspaceId === null) return;
+  const save = (state: WorkspaceState) => {
+    const tabs = state.tabs.map((id) => state.pathById.get(id)).filter((p): p is string => p !== undefined);
+    saveLayout(workspaceId, { tabs, active: selectActivePath(state) });
+  };
+  save(useWorkspace.getState());
+  useWorkspace.subscribe((state, previous) => {
+    if (state.tabs !== previous.tabs || state.activeFileId !== previous.activeFileId || state.pathById !== previous.pathById) save(state);
   });
 }
 

@@ -241,6 +241,21 @@ describe('Completer', () => {
     expect(source.feedbacks.filter(([, o]) => o === 'dismissed')).toHaveLength(1);
   });
 
+  it('an indentation made by the Tab key asks for nothing and ends what was shown', async () => {
+    const { clock, source, completer, editor } = setup('|');
+    editor.type('x');
+    clock.advance(500);
+    source.requests[0]!.finish(' // eslint-disable-next-line');
+    await flushPromises();
+    expect(completer.suggestion).not.toBeNull();
+    // Tab pressed once the ghost showed accepts it (the editor's binding); an indenting Tab is no typing.
+    completer.indented();
+    expect(completer.suggestion).toBeNull();
+    expect(completer.accept('all')).toBeNull();
+    clock.advance(1000);
+    expect(source.requests).toHaveLength(1);
+  });
+
   it('reports keystroke-to-ghost latency with the shown feedback, and counts for the HUD', async () => {
     const { clock, source, completer, editor } = setup();
     editor.type('e');

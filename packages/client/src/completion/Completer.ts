@@ -162,6 +162,15 @@ export class Completer {
     this.schedule(state);
   }
 
+  /**
+   * The Tab key indented (or the user tabbed through the page into the editor and kept going):
+   * not typing. Nothing is asked for it and what was shown is over, so the next Tab cannot
+   * accept a suggestion the user never saw coming (VS Code: ghost text follows typing).
+   */
+  indented(): void {
+    this.reset('dismissed');
+  }
+
   /** The cursor moved without an edit: what was suggested here no longer applies. */
   cursorMoved(state: EditorState): void {
     const at = this.anchor ?? this.flight?.current ?? this.pending;
