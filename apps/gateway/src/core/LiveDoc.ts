@@ -3,7 +3,7 @@ import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
-import { checkTrialOrder, checkUpdate, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
+import { checkTrialOrder, checkUpdate, FILE_DOC_PARTICIPANT_SCHEMA, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
 import type { Clock, TimerHandle } from './Clock';
 import type { WorkspaceMessage } from './cluster/ClusterBus';
 import type { GatewayConfig } from './GatewayConfig';
@@ -156,8 +156,8 @@ export class LiveDoc {
    * `applyUpdate` is not atomic, and what it keeps pending would live in the document for good.
    */
   accept(update: Uint8Array, origin: unknown): UpdateCheck {
-    const schema = this.schema;
-    if (schema === null) return { ok: false, kind: 'invalid', reason: 'only the gateway writes this document' };
+    if (this.schema === null) return { ok: false, kind: 'invalid', reason: 'only the gateway writes this document' };
+    const schema = this.schema === FILE_DOC_SCHEMA ? FILE_DOC_PARTICIPANT_SCHEMA : this.schema;
     const check = checkUpdate(this.doc, update, schema);
     if (!check.ok) return check;
     if (check.trial.length > 0) {

@@ -1,4 +1,4 @@
-import { isHunkRecord, HUNKS_KEY } from '@flint/change-set';
+import { isHunkRecord, HUNKS_KEY, type HunkRecord } from '@flint/change-set';
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY } from '@flint/protocol';
 import * as Y from 'yjs';
 
@@ -13,8 +13,11 @@ export interface DocSchema {
 
 export type RootSchema =
   | { kind: 'text' }
-  /** A map of plain values; `accepts` says which entries are well-formed. */
-  | { kind: 'map'; accepts: (key: string, value: unknown) => boolean };
+  /**
+   * A map of plain values; `accepts` says which entries are well-formed, given the entry the
+   * document holds under that key now (undefined: none).
+   */
+  | { kind: 'map'; accepts: (key: string, value: unknown, existing: unknown) => boolean };
 
 /**
  * The verdict on an update before any of it is applied:
@@ -290,7 +293,14 @@ class UpdatePlacer {
     if (place.sub === null) return refuse('invalid', 'a list item in a map');
     if (item.rightOrigin !== null) return refuse('invalid', 'a map entry with a right neighbour');
     if (!(content instanceof Y.ContentAny) || content.arr.length !== 1) return refuse('invalid', 'a map entry that is not one plain value');
-    return root.accepts(place.sub, content.arr[0]) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
+    return root.accepts(place.sub, content.arr[0], this.entryOf(place.root, place.sub)) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
+  }
+
+  /** The value a root map holds under `key` now, read without creating the root. */
+  private entryOf(root: string, key: string): unknown {
+    const type = this.doc.share.get(root) as (Y.AbstractType<unknown> & { _map: Map<string, Y.Item> }) | undefined;
+    const item = type?._map.get(key);
+    return item && !item.deleted ? item.content.getContent()[0] : undefined;
   }
 
   private record(struct: Y.Item | Y.GC, place: Place): null {
@@ -333,6 +343,23 @@ export const FILE_DOC_SCHEMA: DocSchema = {
     [HUNKS_KEY, { kind: 'map', accepts: (_key, value) => isHunkRecord(value) }],
   ]),
 };
+
+/**
+ * A file's doc as participants may write it: a hunk record is the agent's (the gateway writes it
+ * with the turn); a reviewer changes its status and, rejecting, the bookkeeping of the hunks
+ * around it — never which turn and which of the agent's characters it is. A record a participant
+ * invents (naming another person's characters as the agent's) would make a reject delete them.
+ * (The rest may change under a reviewer whose copy lags a streaming turn, so it is not pinned.)
+ */
+export const FILE_DOC_PARTICIPANT_SCHEMA: DocSchema = {
+  roots: new Map<string, RootSchema>([
+    [FILE_TEXT_KEY, { kind: 'text' }],
+    [HUNKS_KEY, { kind: 'map', accepts: (_key, value, existing) => isHunkRecord(value) && isHunkRecord(existing) && sameHunk(existing, value) }],
+  ]),
+};
+
+const sameHunk = (before: HunkRecord, after: HunkRecord): boolean =>
+  before.turnId === after.turnId && before.agentClient === after.agentClient && before.insertedFrom === after.insertedFrom;
 
 /** The index: only the gateway writes it, so this only guards what is loaded back. */
 export const INDEX_DOC_SCHEMA: DocSchema = {

@@ -155,6 +155,8 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     const pair = raw(editor.token);
     // The sender's clock 0 is a hunk record (a review)...
     const restoreAt = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(server.getText(FILE_TEXT_KEY), 0));
+    server.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: '', restoreAt, status: 'pending', seq: 0 }); // the agent's
+    h.flush();
     const review = peerEdit(server, (d) => {
       d.clientID = 4242;
       d.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: '', restoreAt, status: 'accepted', seq: 0 });
@@ -179,6 +181,8 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     const server = h.gateway.document(ws.workspaceId, fileId)!;
     const pair = raw(editor.token);
     const restoreAt = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(server.getText(FILE_TEXT_KEY), 0));
+    server.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: 'x', restoreAt, status: 'pending', seq: 0 }); // the agent's
+    h.flush();
     pair.client.send(updateFrame(fileId, peerEdit(server, (d) => d.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: 'x', restoreAt, status: 'rejected', seq: 0 }))));
     h.flush();
     expect(pair.isClosed).toBe(false);
@@ -294,6 +298,30 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
       expect(nameKey(shown)).not.toMatch(/\(\s*a[il1]\s*\)/);
     },
   );
+
+  it('[P22] a hunk record no agent turn wrote is refused: a forged one cannot make Reject delete the owner\'s typing', () => {
+    const { h, fileId, alice, aliceText, bob, honestStillWork } = room();
+    const ownerCode = 'const allowed = checkAuth(user);\n';
+    aliceText.insert(0, ownerCode);
+    h.flush();
+    const bobDoc = bob.openDoc(fileId).doc;
+    bobDoc.getMap(HUNKS_KEY).set('hForged', {
+      turnId: 'tFake',
+      agentClient: alice.openDoc(fileId).doc.clientID,
+      insertedFrom: 0,
+      insertedTo: ownerCode.length,
+      original: 'const allowed = true; // bypass\n',
+      restoreAt: Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(bobDoc.getText(FILE_TEXT_KEY), 0)),
+      status: 'pending',
+      seq: 1,
+    });
+    h.flush();
+    expect(bob.status.kind).toBe('closed');
+    expect(alice.openDoc(fileId).doc.getMap(HUNKS_KEY).has('hForged')).toBe(false);
+    expect(alice.review(fileId, { turnId: 'tFake' }, 'reject')).toBe(0);
+    expect(aliceText.toString()).toContain(ownerCode);
+    void honestStillWork;
+  });
 
   it('[P13] a selection whose positions are not Yjs ids is refused: clients resolve them unchecked', () => {
     const { h, editor, fileId, honestStillWork, raw } = room();
