@@ -1,4 +1,5 @@
 /** Control messages (channel 0), JSON-encoded. Split by direction, unions on `type`. */
+import { isReplaceFiles, isReplacement, isSearchQuery, type SearchAnswer, type SearchRequest } from './search';
 import { isThreadContext, MAX_THREAD_MESSAGE, type ThreadRequest } from './thread';
 
 export type Role = 'owner' | 'editor' | 'viewer';
@@ -64,7 +65,8 @@ export type ClientMessage =
   | FileOp
   | AgentRequest
   | ThreadRequest
-  | CompletionRequest;
+  | CompletionRequest
+  | SearchRequest;
 
 export interface Limits {
   maxFrameBytes: number;
@@ -152,6 +154,7 @@ export type ServerMessage =
   | { type: 'result'; requestId: number; ok: true; turnId?: string }
   | { type: 'result'; requestId: number; ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number }
   | { type: 'agent.turn'; turn: TurnInfo }
+  | SearchAnswer
   /** Model text of an in-flight completion, cut at its boundary; provisional ([P26]). */
   | { type: 'complete.delta'; requestId: number; text: string }
   /**
@@ -215,6 +218,8 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     typeof m.latencyMs === 'number' &&
     Number.isFinite(m.latencyMs) &&
     m.latencyMs >= 0,
+  'search.run': (m) => isInt(m.requestId) && isSearchQuery(m.query),
+  'search.replace': (m) => isInt(m.requestId) && isSearchQuery(m.query) && isReplacement(m.replacement) && isReplaceFiles(m.fileIds),
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */

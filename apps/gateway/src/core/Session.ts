@@ -19,6 +19,7 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { StoreError, type LinkRecord } from '../storage/Store';
 import type { TimerHandle } from './Clock';
+import type { SearchOutcome } from './search/WorkspaceSearch';
 import type { GatewayContext } from './GatewayContext';
 import { generateId } from './linkTokens';
 import type { LiveDoc } from './LiveDoc';
@@ -287,7 +288,24 @@ export class Session implements Connection, RoomSession {
       case 'complete.feedback':
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot type, so they get no completions');
         return this.ctx.completions.handle(message, this, room);
+      case 'search.run':
+      case 'search.replace':
+        // A viewer may search; its replace is answered `forbidden`, the socket stays open ([P36]).
+        return this.searchAnswer(this.ctx.search.handle(message, this, room, canWrite(this.role ?? 'viewer')));
     }
+  }
+
+  private searchAnswer(outcome: Promise<SearchOutcome>): void {
+    outcome.then(
+      (answer) => {
+        if ('type' in answer) return this.sendControl(answer);
+        this.sendControl({ type: 'result', requestId: answer.requestId, ok: false, code: answer.code, message: answer.message });
+      },
+      (error: unknown) => {
+        if (error instanceof StoreError) return this.storeUnavailable(error);
+        this.ctx.log('error', 'a search failed', { sessionId: this.sessionId, error: String(error) });
+      },
+    );
   }
 
   /**
