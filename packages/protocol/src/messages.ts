@@ -230,3 +230,9 @@ export function asClientMessage(value: unknown): ClientMessage | null {
   if (!isString(type) || !Object.hasOwn(clientChecks, type)) return null;
   return clientChecks[type as ClientMessage['type']](message) ? (message as ClientMessage) : null;
 }
+
+/**
+ * The colours peers are drawn in: a tab picks one when it first runs, and the gateway gives a
+ * session another, the first of these no one present shows, when its pick is taken ([P13]).
+ */
+export const PEER_COLORS = ['#f5a524', '#4cc9f0', '#f72585', '#7bd88f', '#b392f0', '#ff7a59', '#2ec4b6', '#ffd166', '#ef476f', '#6c9eff', '#e879f9', '#a3e635'] as const;
