@@ -110,6 +110,15 @@ test('Ctrl+Shift+F finds text in files never opened and replaces across two file
   // Bob had src/index.ts open: the replacement arrived live.
   await expect(editorText(bob)).toContainText('new TodoStore()');
 
+  // One step takes it back in both files, for everyone; then again, for the rest of the journey.
+  await panel.getByTestId('search-undo').click();
+  await expect(panel.getByTestId('search-replaced')).toHaveText('Undid the replace in 2 files.');
+  await expect(editorText(bob)).toContainText('new TaskStore()');
+  await expect(panel.getByTestId('search-summary')).toContainText('3 results in 2 files');
+  await panel.getByTestId('replace-all').click();
+  await expect(panel.getByTestId('search-replaced')).toHaveText('Replaced 3 matches in 2 files.');
+  await expect(editorText(bob)).toContainText('new TodoStore()');
+
   // A result opens its file at its line.
   await alice.getByTestId('search-input').fill('TodoStore');
   await panel.locator('[data-testid="search-file"][data-path="src/store/taskStore.ts"] [data-testid="search-match"]').click();

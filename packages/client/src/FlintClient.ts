@@ -593,6 +593,14 @@ export class FlintClient {
     return result.answer;
   }
 
+  /** Undoes this client's last replace in every file it changed, one step ([P36]); editors only. */
+  async undoReplace(): Promise<Extract<SearchAnswer, { type: 'search.replaced' }> | Extract<RequestResult, { ok: false }>> {
+    const result = await this.request({ type: 'search.undo' });
+    if (!result.ok) return result;
+    if (result.answer?.type !== 'search.replaced') return { ok: false, code: 'invalid_message', message: 'The gateway answered the undo with something else.' };
+    return result.answer;
+  }
+
   /** Esc / Stop for the agent thread: its turn stops; what it wrote stays for review. */
   threadStop(): Promise<RequestResult> {
     return this.request({ type: 'thread.stop' });

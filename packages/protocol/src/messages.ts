@@ -220,6 +220,7 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     m.latencyMs >= 0,
   'search.run': (m) => isInt(m.requestId) && isSearchQuery(m.query),
   'search.replace': (m) => isInt(m.requestId) && isSearchQuery(m.query) && isReplacement(m.replacement) && isReplaceFiles(m.fileIds),
+  'search.undo': (m) => isInt(m.requestId),
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */

@@ -21,7 +21,9 @@ export type SearchRequest =
   /** Finds every match ([P35]); answered by one `search.result`, or `result {ok:false}`. */
   | { type: 'search.run'; requestId: number; query: SearchQuery }
   /** Replaces every match of `query` in these files ([P36]); editors only. */
-  | { type: 'search.replace'; requestId: number; query: SearchQuery; replacement: string; fileIds: string[] };
+  | { type: 'search.replace'; requestId: number; query: SearchQuery; replacement: string; fileIds: string[] }
+  /** Undoes this session's last replace, in every file it changed, leaving others' edits ([P36]); editors only. */
+  | { type: 'search.undo'; requestId: number };
 
 /** One match: 0-based line, its [start, end) in UTF-16 code units, and the line shown from `previewFrom`. */
 export interface SearchMatch {

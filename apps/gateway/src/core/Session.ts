@@ -293,6 +293,7 @@ export class Session implements Connection, RoomSession {
         return this.ctx.completions.handle(message, this, room);
       case 'search.run':
       case 'search.replace':
+      case 'search.undo':
         // A viewer may search; its replace is answered `forbidden`, the socket stays open ([P36]).
         return this.searchAnswer(this.ctx.search.handle(message, this, room, canWrite(this.role ?? 'viewer')));
     }

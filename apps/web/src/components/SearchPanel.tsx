@@ -2,7 +2,7 @@ import type { SearchFileHits, SearchQuery } from '@flint/protocol';
 import { baseName, parentPath } from '@flint/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
-import { closeSearch, replaceAll, searchNow, setReplacement, setSearchQuery, useSearch } from '../stores/searchStore';
+import { closeSearch, replaceAll, searchNow, setReplacement, setSearchQuery, undoReplace, useSearch } from '../stores/searchStore';
 import { openFileAt } from '../stores/workspaceStore';
 import { Icon } from './Icon';
 
@@ -130,6 +130,7 @@ export function SearchPanel() {
 function SearchSummary({ running, error, replaced }: { running: boolean; error: string | null; replaced: string | null }) {
   const outcome = useSearch((s) => s.outcome);
   const pattern = useSearch((s) => s.query.pattern);
+  const canUndo = useSearch((s) => s.canUndo);
   let text: string | null = null;
   if (error) text = error;
   else if (outcome && pattern) {
@@ -140,7 +141,16 @@ function SearchSummary({ running, error, replaced }: { running: boolean; error: 
   }
   return (
     <div className={`search-summary${error ? ' search-summary--error' : ''}`} data-testid="search-summary" role="status" aria-busy={running}>
-      {replaced && <div data-testid="search-replaced">{replaced}</div>}
+      {replaced && (
+        <div className="search-replaced">
+          <span data-testid="search-replaced">{replaced}</span>
+          {canUndo && (
+            <button type="button" className="link-button" data-testid="search-undo" title="Undo the replace in every file it changed" onClick={() => void undoReplace()}>
+              Undo
+            </button>
+          )}
+        </div>
+      )}
       {running && !outcome ? 'Searching…' : text}
     </div>
   );

@@ -28,6 +28,8 @@ interface SearchState {
   error: string | null;
   /** What the last replace did, in a sentence. */
   replaced: string | null;
+  /** The last replace can still be undone (until the next one). */
+  canUndo: boolean;
   replacing: boolean;
 }
 
@@ -42,6 +44,7 @@ export const useSearch = create<SearchState>(() => ({
   outcome: null,
   error: null,
   replaced: null,
+  canUndo: false,
   replacing: false,
 }));
 
@@ -110,6 +113,16 @@ export async function replaceAll(): Promise<void> {
     return;
   }
   const files = `${answer.files} file${answer.files === 1 ? '' : 's'}`;
-  useSearch.setState({ replacing: false, replaced: `Replaced ${answer.replacements} match${answer.replacements === 1 ? '' : 'es'} in ${files}.` });
+  useSearch.setState({ replacing: false, canUndo: answer.files > 0, replaced: `Replaced ${answer.replacements} match${answer.replacements === 1 ? '' : 'es'} in ${files}.` });
+  await runSearch();
+}
+
+/** Takes the last replace back in every file it changed, as one step; what others typed since stays. */
+export async function undoReplace(): Promise<void> {
+  if (!useSearch.getState().canUndo) return;
+  useSearch.setState({ replacing: true, canUndo: false });
+  const answer = await requireClient().undoReplace();
+  if ('ok' in answer) useSearch.setState({ replacing: false, error: answer.message });
+  else useSearch.setState({ replacing: false, replaced: `Undid the replace in ${answer.files} file${answer.files === 1 ? '' : 's'}.` });
   await runSearch();
 }

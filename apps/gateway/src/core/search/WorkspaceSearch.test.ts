@@ -94,6 +94,26 @@ describe('search across files ([P35]–[P37])', () => {
     expect(cText.toString()).toBe('oldName\n');
   });
 
+  it('[P36] the replace is undone in one step, in every file, keeping what a collaborator typed since', async () => {
+    const { h, ws, owner } = setup({ 'a.ts': 'foo\nfoo\n', 'b.ts': 'x foo\n' });
+    const bob = h.client(ws.workspaceId, ws.owner.token);
+    h.flush();
+    const aText = textOf(bob, fileIdOf(bob, 'a.ts'));
+    const bText = textOf(bob, fileIdOf(bob, 'b.ts'));
+    h.flush();
+    const found = await search(h, owner, query('foo'));
+    if (!('files' in found)) throw new Error('no result');
+    await settled(h, owner.replaceAll(query('foo'), 'bar', found.files.map((f) => f.fileId)));
+    h.flush();
+    expect([aText.toString(), bText.toString()]).toEqual(['bar\nbar\n', 'x bar\n']);
+    bText.insert(0, 'typed ');
+    h.flush();
+    expect(await settled(h, owner.undoReplace())).toMatchObject({ type: 'search.replaced', files: 2 });
+    h.flush();
+    expect([aText.toString(), bText.toString()]).toEqual(['foo\nfoo\n', 'typed x foo\n']);
+    expect(await settled(h, owner.undoReplace())).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
   it('[P37] a viewer may search but not replace: its replace is answered forbidden, its socket stays open', async () => {
     const { h, ws, viewerToken } = setup({ 'a.ts': 'secret\n' });
     const viewer = h.client(ws.workspaceId, viewerToken);
@@ -103,6 +123,7 @@ describe('search across files ([P35]–[P37])', () => {
     expect(found.total).toBe(1);
     const refused = await settled(h, viewer.replaceAll(query('secret'), 'public', [found.files[0]!.fileId]));
     expect(refused).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(await settled(h, viewer.undoReplace())).toMatchObject({ ok: false, code: 'forbidden' });
     expect(viewer.status.kind).toBe('open');
     const owner = h.client(ws.workspaceId, ws.owner.token);
     h.flush();

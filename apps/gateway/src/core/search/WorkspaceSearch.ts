@@ -1,5 +1,5 @@
 import { FILE_TEXT_KEY, type SearchAnswer, type SearchFileHits, type SearchQuery, type SearchRequest } from '@flint/protocol';
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 import type { Clock } from '../Clock';
 import type { Room, OpResult } from '../Room';
 import { compileSearch, scanLines, type LineMatcher } from './searchFiles';
@@ -10,8 +10,10 @@ export const maxShownMatches = 2000;
 const previewChars = 200;
 const previewLead = 40;
 
-/** The origin of a replace's transactions: one per file, written by the gateway. */
-export const REPLACE_ORIGIN = Symbol('search-replace');
+/** A replace's changes, one per file, kept so that its session can undo them ([P36]). */
+interface DoneReplace {
+  managers: Y.UndoManager[];
+}
 
 type LineEdit = { index: number; was: string; text: string };
 
@@ -24,32 +26,66 @@ export type SearchOutcome = SearchAnswer | (OpResult & { ok: false; requestId: n
  * as does the session's close.
  */
 export class WorkspaceSearch {
-  private readonly inFlight = new Map<object, AbortController>();
+  /** Each session's search and replace in flight, apart: a search never cuts a replace short. */
+  private readonly inFlight = new Map<object, { run?: AbortController; replace?: AbortController }>();
+  /** Each session's last replace: undoable until its next replace or its close. */
+  private readonly lastReplace = new Map<object, DoneReplace>();
 
   constructor(private readonly clock: Pick<Clock, 'afterIo'>) {}
 
   async handle(message: SearchRequest, session: object, room: Room, mayWrite: boolean): Promise<SearchOutcome> {
     const { requestId } = message;
-    if (message.type === 'search.replace' && !mayWrite) {
+    if (message.type !== 'search.run' && !mayWrite) {
       return { ok: false, requestId, code: 'forbidden', message: 'Viewers can search but not replace; ask the owner for an editor link.' };
     }
+    if (message.type === 'search.undo') return this.undo(requestId, session);
     const compiled = compileSearch({ query: message.query.pattern, regex: message.query.regex, matchCase: message.query.matchCase, wholeWord: message.query.wholeWord });
     if (!compiled.ok) return { ok: false, requestId, code: 'invalid_message', message: compiled.message };
     if (message.query.pattern === '') return { ok: false, requestId, code: 'invalid_message', message: 'Type something to search for.' };
-    this.inFlight.get(session)?.abort();
+    const kind = message.type === 'search.run' ? 'run' : 'replace';
+    const slots = this.inFlight.get(session) ?? {};
+    this.inFlight.set(session, slots);
+    slots[kind]?.abort();
     const controller = new AbortController();
-    this.inFlight.set(session, controller);
+    slots[kind] = controller;
     try {
-      const outcome = message.type === 'search.run' ? await this.run(requestId, message.query, compiled, room, controller.signal) : await this.replace(message, compiled, room, controller.signal);
+      const outcome = message.type === 'search.run' ? await this.run(requestId, message.query, compiled, room, controller.signal) : await this.replace(message, session, compiled, room, controller.signal);
       return controller.signal.aborted ? { ok: false, requestId, code: 'busy', message: 'A newer search took the place of this one.' } : outcome;
     } finally {
-      if (this.inFlight.get(session) === controller) this.inFlight.delete(session);
+      if (slots[kind] === controller) delete slots[kind];
     }
   }
 
   sessionClosed(session: object): void {
-    this.inFlight.get(session)?.abort();
+    const slots = this.inFlight.get(session);
+    slots?.run?.abort();
+    slots?.replace?.abort();
     this.inFlight.delete(session);
+    this.forget(session);
+  }
+
+  /**
+   * Yjs undoes exactly the replace's own insertions and deletions, one transaction per file:
+   * what collaborators typed since stays. A file deleted since is skipped.
+   */
+  private undo(requestId: number, session: object): SearchOutcome {
+    const done = this.lastReplace.get(session);
+    if (!done) return { ok: false, requestId, code: 'not_found', message: 'There is no replace of yours to undo.' };
+    let files = 0;
+    for (const manager of done.managers) {
+      if (manager.doc.isDestroyed || manager.undoStack.length === 0) continue;
+      manager.undo();
+      files++;
+    }
+    this.forget(session);
+    return { type: 'search.replaced', requestId, files, replacements: 0, stoppedAt: null };
+  }
+
+  private forget(session: object): void {
+    const done = this.lastReplace.get(session);
+    if (!done) return;
+    for (const manager of done.managers) manager.destroy();
+    this.lastReplace.delete(session);
   }
 
   private async run(requestId: number, query: SearchQuery, matcher: LineMatcher, room: Room, signal: AbortSignal): Promise<SearchAnswer> {
@@ -79,9 +115,12 @@ export class WorkspaceSearch {
 
   /**
    * Each file's new text is worked out line by line in the scan's slices, then written in one
-   * transaction per file — changed lines only, so collaborators' cursors elsewhere stay put.
+   * transaction per file — the changed part of changed lines only, so collaborators' cursors
+   * elsewhere stay put.
    */
-  private async replace(message: Extract<SearchRequest, { type: 'search.replace' }>, matcher: LineMatcher, room: Room, signal: AbortSignal): Promise<SearchAnswer> {
+  private async replace(message: Extract<SearchRequest, { type: 'search.replace' }>, session: object, matcher: LineMatcher, room: Room, signal: AbortSignal): Promise<SearchAnswer> {
+    this.forget(session);
+    const done: DoneReplace = { managers: [] };
     const wanted = new Set(message.fileIds);
     const paths = this.paths(room, message.query).filter(([, fileId]) => wanted.has(fileId));
     let files = 0;
@@ -98,11 +137,17 @@ export class WorkspaceSearch {
         return line.length;
       },
       (path) => {
-        if (edits.length && !signal.aborted && this.write(room, path, edits)) files++;
+        const manager = edits.length && !signal.aborted ? this.write(room, path, edits) : null;
         edits = [];
-        this.release(room, path);
+        if (manager) {
+          files++;
+          done.managers.push(manager);
+          // Kept loaded while the replace can be undone: a freed doc would take its undo with it.
+          this.wasLoaded.get(room)?.delete(room.fileIdAt(path) ?? '');
+        } else this.release(room, path);
       },
     );
+    if (done.managers.length) this.lastReplace.set(session, done);
     return { type: 'search.replaced', requestId: message.requestId, files, replacements, stoppedAt };
   }
 
@@ -110,11 +155,13 @@ export class WorkspaceSearch {
    * The scan yields between slices, so a collaborator may have typed in the file since its lines
    * were read: a line that is no longer what was read is left as it is now.
    */
-  private write(room: Room, path: string, edits: LineEdit[]): boolean {
+  private write(room: Room, path: string, edits: LineEdit[]): Y.UndoManager | null {
     const fileId = room.fileIdAt(path);
     const live = fileId ? room.doc(fileId) : null;
-    if (!live) return false;
+    if (!live) return null;
     const text: Y.Text = live.doc.getText(FILE_TEXT_KEY);
+    const origin = { replace: path };
+    const manager = new Y.UndoManager(text, { trackedOrigins: new Set([origin]), captureTimeout: 0 });
     const lines = text.toString().split('\n');
     live.doc.transact(() => {
       // From the last line up, so earlier offsets stay true.
@@ -123,11 +170,17 @@ export class WorkspaceSearch {
       for (const { index, was, text: replaced } of [...edits].reverse()) {
         if (lines[index] !== was) continue;
         while (next > index) offset -= lines[--next]!.length + 1;
-        text.delete(offset, lines[index]!.length);
-        text.insert(offset, replaced);
+        // Only what changed between the first and last match: text around it keeps its identity,
+        // so a collaborator's caret (or insert) next to it stays where it was, through an undo too.
+        let head = 0;
+        while (head < was.length && head < replaced.length && was[head] === replaced[head]) head++;
+        let tail = 0;
+        while (tail < was.length - head && tail < replaced.length - head && was[was.length - 1 - tail] === replaced[replaced.length - 1 - tail]) tail++;
+        if (was.length - head - tail > 0) text.delete(offset + head, was.length - head - tail);
+        if (replaced.length - head - tail > 0) text.insert(offset + head, replaced.slice(head, replaced.length - tail));
       }
-    }, REPLACE_ORIGIN);
-    return true;
+    }, origin);
+    return manager;
   }
 
   /** The workspace's text files in path order, with the query's globs applied. */
