@@ -53,6 +53,11 @@ test('the command palette lists the app\'s commands with their keys and runs the
   await runCommand(page, 'close the agent', 'agent-panel');
   await expect(page.getByTestId('agent-panel')).toHaveCount(0);
 
+  await runCommand(page, 'hide the sidebar', 'sidebar');
+  await expect(page.locator('nav[aria-label="Files"]')).toBeHidden();
+  await page.keyboard.press('Control+b');
+  await expect(page.locator('nav[aria-label="Files"]')).toBeVisible();
+
   await runCommand(page, 'share', 'share');
   await expect(page.getByTestId('share-dialog')).toBeVisible();
   await page.keyboard.press('Escape');
@@ -148,4 +153,11 @@ test('two people who picked the same colour are drawn in different colours; a ta
   await bob.locator('[data-testid="editor"] .view-lines').click();
   await expect(alice.locator('[class*="yRemoteSelectionHead-"]')).toHaveCount(1);
   expect(await alice.locator('[class*="yRemoteSelectionHead-"]').evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(bobsColor);
+
+  // Following someone is a command too.
+  await alice.keyboard.press('Control+Shift+P');
+  await alice.keyboard.type('follow bob');
+  await expect(alice.locator('[data-testid="palette-command"]').first()).toHaveText('Follow Bob');
+  await alice.keyboard.press('Enter');
+  await expect(alice.locator('[data-testid="presence-item"][data-name="Bob"]')).toHaveAttribute('data-following', 'true');
 });

@@ -1,7 +1,7 @@
 import { showEditorCommands } from '../editor/editorCommands';
 import { agentShortcuts } from '../stores/agentMessages';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
-import { requestQuickOpen } from '../stores/paletteStore';
+import { requestQuickOpen, toggleSidebar, usePalette } from '../stores/paletteStore';
 import { follow, usePresence } from '../stores/presenceStore';
 import { downloadZip } from '../stores/projectTransfers';
 import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
@@ -19,6 +19,7 @@ export const appShortcuts = {
   palette: `${mod}+Shift+P`,
   quickOpen: `${mod}+P`,
   search: `${mod}+Shift+F`,
+  sidebar: `${mod}+B`,
   changes: `${mod}+Shift+G`,
   agentPanel: agentShortcuts.panel,
   inlineEdit: agentShortcuts.prompt,
@@ -52,6 +53,7 @@ export function appCommands(): AppCommand[] {
     { id: 'search', title: 'Search across files', shortcut: appShortcuts.search, run: openSearch },
     { id: 'agent-panel', title: panelOpen ? 'Close the agent panel' : 'Open the agent panel', shortcut: appShortcuts.agentPanel, run: () => (panelOpen ? setAgentPanelOpen(false) : (setAgentPanelOpen(true), requestThreadInputFocus())) },
   ];
+  commands.push({ id: 'sidebar', title: usePalette.getState().sidebarHidden ? 'Show the sidebar' : 'Hide the sidebar', shortcut: appShortcuts.sidebar, run: toggleSidebar });
   if (hasGit) commands.push({ id: 'changes', title: 'Show changes since the last commit', shortcut: appShortcuts.changes, run: () => void toggleChanges() });
   if (canEdit) {
     commands.push(

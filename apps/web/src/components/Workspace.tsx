@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { requestThreadInputFocus, setAgentPanelOpen, useThread } from '../stores/threadStore';
+import { toggleSidebar, usePalette } from '../stores/paletteStore';
 import { openSearch, useSearch } from '../stores/searchStore';
 import { closeTab, requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
@@ -52,6 +53,13 @@ function useShortcuts(): void {
         toggleAgentPanel();
         return;
       }
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyB') {
+        // Toggle the sidebar, as in VS Code; Monaco and Chromium have nothing on it.
+        event.preventDefault();
+        event.stopPropagation();
+        toggleSidebar();
+        return;
+      }
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyF') {
         // Search across files, as in VS Code; over Monaco, which has nothing on it.
         event.preventDefault();
@@ -89,6 +97,7 @@ function useShortcuts(): void {
 export default function Workspace() {
   useShortcuts();
   // The tree stays mounted under the Changes view: its folds and selection survive the switch.
+  const sidebarHidden = usePalette((s) => s.sidebarHidden);
   const showSearch = useSearch((s) => s.open);
   const showChanges = useProject((s) => s.changesOpen && selectGit(s) !== null) && !showSearch;
   return (
@@ -96,9 +105,9 @@ export default function Workspace() {
       <TopBar />
       <ClosedBanner />
       <div className="workspace-body">
-        <FileTree hidden={showChanges || showSearch} />
-        {showChanges && <ChangesView />}
-        {showSearch && <SearchPanel />}
+        <FileTree hidden={showChanges || showSearch || sidebarHidden} />
+        {showChanges && !sidebarHidden && <ChangesView />}
+        {showSearch && !sidebarHidden && <SearchPanel />}
         <main className="editor-column">
           <Tabs />
           <AgentErrorBanner />

@@ -2,6 +2,7 @@ import type { SearchFileHits, SearchQuery } from '@flint/protocol';
 import { create } from 'zustand';
 import { debounce } from '../project/debounce';
 import { requireClient, selectCanEdit, useConnection } from './connectionStore';
+import { usePalette } from './paletteStore';
 import { setChangesOpen, useProject } from './projectStore';
 import { requestEditorFocus } from './workspaceStore';
 
@@ -51,6 +52,7 @@ export const useSearch = create<SearchState>(() => ({
 /** Ctrl/Cmd+Shift+F: opens the panel in the sidebar (over the tree) with the keyboard in it. */
 export function openSearch(): void {
   setChangesOpen(false);
+  usePalette.setState({ sidebarHidden: false });
   useSearch.setState((state) => ({ open: true, focusRequest: state.focusRequest + 1 }));
 }
 
