@@ -153,6 +153,7 @@ test('two people who picked the same colour are drawn in different colours; a ta
   await bob.locator('[data-testid="editor"] .view-lines').click();
   await expect(alice.locator('[class*="yRemoteSelectionHead-"]')).toHaveCount(1);
   expect(await alice.locator('[class*="yRemoteSelectionHead-"]').evaluate((el) => getComputedStyle(el).borderTopColor)).toBe(bobsColor);
+  await alice.screenshot({ path: `${screenshotDir}/peer-colours.png` });
 
   // Following someone is a command too.
   await alice.keyboard.press('Control+Shift+P');
