@@ -65,6 +65,25 @@ describe('search across files ([P35]–[P37])', () => {
     expect(await search(h, owner, query('(a)\\1', { regex: true }))).toMatchObject({ ok: false, code: 'invalid_message', message: expect.stringMatching(/no backreferences/) });
   });
 
+  it('[P35] [I6] a long search yields between slices: another session\'s keystroke is relayed before it answers', async () => {
+    const big = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, `${'ab'.repeat(500)}\n`.repeat(100)]));
+    const { h, ws, owner } = setup({ ...big, 'note.md': '' });
+    const bob = h.client(ws.workspaceId, ws.owner.token);
+    h.flush();
+    const noteId = fileIdOf(owner, 'note.md');
+    const seen = textOf(owner, noteId);
+    const typed = textOf(bob, noteId);
+    h.flush();
+    let answered = false;
+    const pending = owner.search(query('(a|b)+c', { regex: true })).then((answer) => ((answered = true), answer));
+    h.flush(); // the search starts and runs its first slice, then waits for I/O
+    typed.insert(0, 'k');
+    h.flush();
+    expect(seen.toString()).toBe('k');
+    expect(answered).toBe(false);
+    expect(await settled(h, pending)).toMatchObject({ type: 'search.result', total: 0, stoppedAt: null });
+  });
+
   it('[P35] counts the matches it cut: at most 2,000 are sent', async () => {
     const { h, owner } = setup({ 'many.txt': 'x\n'.repeat(2500) });
     expect(await search(h, owner, query('x'))).toMatchObject({ total: 2500, shown: 2000 });
