@@ -465,7 +465,7 @@ export class Session implements Connection, RoomSession {
    * shows gives way to the first of the palette that no one shows (if any is left).
    */
   private distinctColor(asked: string, room: Room): string {
-    const inUse = new Set<string>();
+    const inUse = room.remoteColors();
     for (const other of room.sessions) if (other !== this && other.user) inUse.add(other.user.color.toLowerCase());
     if (!inUse.has(asked.toLowerCase())) return asked;
     return PEER_COLORS.find((color) => !inUse.has(color)) ?? asked;
