@@ -19,6 +19,9 @@ import {
   type CompletionOutcome,
   type FileOp,
   type RequestErrorCode,
+  type SearchAnswer,
+  type SearchQuery,
+  type SearchRequest,
   type Role,
   type ServerMessage,
   type ThreadContext,
@@ -45,7 +48,7 @@ export type ConnectionStatus =
   | { kind: 'closed'; code: number; message: string };
 
 export type RequestResult =
-  | { ok: true; turnId?: string }
+  | { ok: true; turnId?: string; answer?: SearchAnswer }
   | { ok: false; code: RequestErrorCode | 'disconnected'; message: string; retryAfterMs?: number };
 
 export interface FlintClientOptions {
@@ -383,6 +386,12 @@ export class FlintClient {
       case 'complete.delta':
       case 'complete.result':
         return this.completions.receive(message);
+      case 'search.result':
+      case 'search.replaced': {
+        const resolve = this.pending.get(message.requestId);
+        this.pending.delete(message.requestId);
+        return resolve?.({ ok: true, answer: message });
+      }
     }
   }
 
@@ -458,12 +467,12 @@ export class FlintClient {
   }
 
   /** Creates, renames, moves or deletes a file or folder; the gateway checks and applies it. */
-  request(op: DistributiveOmit<FileOp | AgentRequest | ThreadRequest, 'requestId'>): Promise<RequestResult> {
+  request(op: DistributiveOmit<FileOp | AgentRequest | ThreadRequest | SearchRequest, 'requestId'>): Promise<RequestResult> {
     if (this.status.kind !== 'open') {
       return Promise.resolve({ ok: false, code: 'disconnected', message: 'Not connected to the gateway.' });
     }
     const requestId = this.nextRequestId++;
-    const frame = encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest);
+    const frame = encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest | SearchRequest);
     if (frame.byteLength > this.maxFrameBytes) {
       const message = `This request is ${Math.ceil(frame.byteLength / 1024)} KB, over the gateway's limit of ${Math.floor(this.maxFrameBytes / 1024)} KB; nothing was sent. Shorten it.`;
       return Promise.resolve({ ok: false, code: 'invalid_message', message });
@@ -564,6 +573,33 @@ export class FlintClient {
       }
     }
     return this.request({ type: 'thread.send', text: message.text, route: message.route ?? 'fast', mode: message.mode ?? 'send', context });
+  }
+
+  /**
+   * Searches every file of the workspace on the gateway ([P36]): matches grouped by file. A new
+   * search (or replace) from this client ends the one before it, which answers `busy`.
+   */
+  async search(query: SearchQuery): Promise<Extract<SearchAnswer, { type: 'search.result' }> | Extract<RequestResult, { ok: false }>> {
+    const result = await this.request({ type: 'search.run', query });
+    if (!result.ok) return result;
+    if (result.answer?.type !== 'search.result') return { ok: false, code: 'invalid_message', message: 'The gateway answered the search with something else.' };
+    return result.answer;
+  }
+
+  /** Replaces every match of `query` in these files, one transaction per file ([P37]); editors only. */
+  async replaceAll(query: SearchQuery, replacement: string, fileIds: string[]): Promise<Extract<SearchAnswer, { type: 'search.replaced' }> | Extract<RequestResult, { ok: false }>> {
+    const result = await this.request({ type: 'search.replace', query, replacement, fileIds });
+    if (!result.ok) return result;
+    if (result.answer?.type !== 'search.replaced') return { ok: false, code: 'invalid_message', message: 'The gateway answered the replace with something else.' };
+    return result.answer;
+  }
+
+  /** Undoes this client's last replace in every file it changed, one step ([P37]); editors only. */
+  async undoReplace(): Promise<Extract<SearchAnswer, { type: 'search.replaced' }> | Extract<RequestResult, { ok: false }>> {
+    const result = await this.request({ type: 'search.undo' });
+    if (!result.ok) return result;
+    if (result.answer?.type !== 'search.replaced') return { ok: false, code: 'invalid_message', message: 'The gateway answered the undo with something else.' };
+    return result.answer;
   }
 
   /** Esc / Stop for the agent thread: its turn stops; what it wrote stays for review. */

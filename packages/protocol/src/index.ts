@@ -2,4 +2,5 @@ export * from './closeCodes';
 export * from './frames';
 export * from './messages';
 export * from './paths';
+export * from './search';
 export * from './thread';

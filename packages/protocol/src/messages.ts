@@ -1,4 +1,5 @@
 /** Control messages (channel 0), JSON-encoded. Split by direction, unions on `type`. */
+import { isReplaceFiles, isReplacement, isSearchQuery, type SearchAnswer, type SearchRequest } from './search';
 import { isThreadContext, MAX_THREAD_MESSAGE, type ThreadRequest } from './thread';
 
 export type Role = 'owner' | 'editor' | 'viewer';
@@ -64,7 +65,8 @@ export type ClientMessage =
   | FileOp
   | AgentRequest
   | ThreadRequest
-  | CompletionRequest;
+  | CompletionRequest
+  | SearchRequest;
 
 export interface Limits {
   maxFrameBytes: number;
@@ -152,6 +154,7 @@ export type ServerMessage =
   | { type: 'result'; requestId: number; ok: true; turnId?: string }
   | { type: 'result'; requestId: number; ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number }
   | { type: 'agent.turn'; turn: TurnInfo }
+  | SearchAnswer
   /** Model text of an in-flight completion, cut at its boundary; provisional ([P26]). */
   | { type: 'complete.delta'; requestId: number; text: string }
   /**
@@ -220,6 +223,9 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
     typeof m.latencyMs === 'number' &&
     Number.isFinite(m.latencyMs) &&
     m.latencyMs >= 0,
+  'search.run': (m) => isInt(m.requestId) && isSearchQuery(m.query),
+  'search.replace': (m) => isInt(m.requestId) && isSearchQuery(m.query) && isReplacement(m.replacement) && isReplaceFiles(m.fileIds),
+  'search.undo': (m) => isInt(m.requestId),
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */
@@ -230,3 +236,9 @@ export function asClientMessage(value: unknown): ClientMessage | null {
   if (!isString(type) || !Object.hasOwn(clientChecks, type)) return null;
   return clientChecks[type as ClientMessage['type']](message) ? (message as ClientMessage) : null;
 }
+
+/**
+ * The colours peers are drawn in: a tab picks one when it first runs, and the gateway gives a
+ * session another, the first of these no one present shows, when its pick is taken ([P13]).
+ */
+export const PEER_COLORS = ['#f5a524', '#4cc9f0', '#f72585', '#7bd88f', '#b392f0', '#ff7a59', '#2ec4b6', '#ffd166', '#ef476f', '#6c9eff', '#e879f9', '#a3e635'] as const;

@@ -17,6 +17,8 @@ interface Entry {
   owner: Subscriber;
   /** For a state relayed from another gateway: its user's name, lower-cased (no posing across gateways). */
   remoteName?: string;
+  /** For a state relayed from another gateway: its user's colour, lower-cased (colours stay apart across gateways). */
+  remoteColor?: string;
 }
 
 export interface AwarenessEntry {
@@ -88,7 +90,8 @@ export class AwarenessRelay {
         this.entries.delete(clientId);
       } else {
         if (existing && existing.owner.linkId !== linkId) continue;
-        this.entries.set(clientId, { clock, stateJson, owner: ownerFor(linkId), remoteName: userNameOf(stateJson) });
+        const user = remoteUserOf(stateJson);
+        this.entries.set(clientId, { clock, stateJson, owner: ownerFor(linkId), remoteName: user.name, remoteColor: user.color });
       }
       accepted.push({ clientId, clock, stateJson });
     }
@@ -101,6 +104,11 @@ export class AwarenessRelay {
       if (entry.remoteName === key && entry.owner.linkId !== exceptLinkId) return true;
     }
     return false;
+  }
+
+  /** Adds the colours people on other gateways show as to `into`. */
+  remoteColors(into: Set<string>): void {
+    for (const entry of this.entries.values()) if (entry.remoteColor) into.add(entry.remoteColor);
   }
 
   /** The link that owns a client id's state (the agent's: 'agent'), or '' when none. */
@@ -167,13 +175,16 @@ export class AwarenessRelay {
   }
 }
 
-/** The user name in a state the gateway rebuilt (`restampState`), as names compare (`nameKey`); undefined if none. */
-function userNameOf(stateJson: string): string | undefined {
+/**
+ * The user in a state the gateway rebuilt (`restampState`): the name as names compare (`nameKey`)
+ * and the colour lower-cased; undefined where there is none.
+ */
+function remoteUserOf(stateJson: string): { name?: string; color?: string } {
   try {
-    const name = (JSON.parse(stateJson) as { user?: { name?: unknown } } | null)?.user?.name;
-    return typeof name === 'string' ? nameKey(name) : undefined;
+    const user = (JSON.parse(stateJson) as { user?: { name?: unknown; color?: unknown } } | null)?.user;
+    return { name: typeof user?.name === 'string' ? nameKey(user.name) : undefined, color: typeof user?.color === 'string' ? user.color.toLowerCase() : undefined };
   } catch {
-    return undefined;
+    return {}; // converted: a state with no user takes no name or colour
   }
 }
 

@@ -7,6 +7,7 @@ import { LocalLimits } from './limits/LocalLimits';
 import type { SharedLimits } from './limits/SharedLimits';
 import type { Clock } from './Clock';
 import { CompletionService, type CompletionConfig } from './complete/CompletionService';
+import { WorkspaceSearch } from './search/WorkspaceSearch';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
 import type { GatewayContext, Log } from './GatewayContext';
 import { generateId } from './linkTokens';
@@ -104,6 +105,7 @@ export class Gateway {
       agent,
       thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
+      search: new WorkspaceSearch(options.clock),
       sessionRefused: (linkId, address) => {
         const caps = config.sessions;
         if ((this.sessionsByLink.get(linkId)?.size ?? 0) >= caps.perLink) return `${caps.perLink} tabs are open with this link already`;
@@ -132,6 +134,7 @@ export class Gateway {
         if (fromAddress > 0) this.sessionsByAddress.set(session.address, fromAddress);
         else this.sessionsByAddress.delete(session.address);
         this.ctx.completions.sessionClosed(session);
+        this.ctx.search.sessionClosed(session);
         this.rooms.released(room);
       },
     };

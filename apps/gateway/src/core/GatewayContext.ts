@@ -6,6 +6,7 @@ import type { LinkService } from './LinkService';
 import type { Metrics } from './Metrics';
 import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
+import type { WorkspaceSearch } from './search/WorkspaceSearch';
 import type { Session } from './Session';
 import type { ThreadService } from './thread/ThreadService';
 
@@ -25,6 +26,7 @@ export interface GatewayContext {
   readonly agent: AgentService;
   readonly thread: ThreadService;
   readonly completions: CompletionService;
+  readonly search: WorkspaceSearch;
   /** Why a new session of `linkId` from `address` may not open (a cap reached), or null. */
   sessionRefused(linkId: string, address: string): string | null;
   /** Updates waiting in sessions, all together: `take` says whether `bytes` more fit. */

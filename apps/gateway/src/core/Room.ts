@@ -172,6 +172,13 @@ export class Room {
     return this.loadedDocs().some((doc) => doc.awareness.remoteNameTaken(key, exceptLinkId));
   }
 
+  /** The colours people on other gateways show as (their cursors came here); empty alone. */
+  remoteColors(): Set<string> {
+    const colors = new Set<string>();
+    if (this.ctx.cluster.clustered) for (const doc of this.loadedDocs()) doc.awareness.remoteColors(colors);
+    return colors;
+  }
+
   /** An inline turn's status, to this gateway's sessions and the other gateways'. */
   broadcastTurn(turn: TurnInfo): void {
     this.sendTurn(turn);

@@ -7,6 +7,7 @@ import {
   INDEX_DOC_ID,
   THREAD_DOC_ID,
   isDecodeError,
+  PEER_COLORS,
   PROTOCOL_VERSION,
   startDocFrame,
   type ClientMessage,
@@ -19,6 +20,7 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { StoreError, type LinkRecord } from '../storage/Store';
 import type { TimerHandle } from './Clock';
+import type { SearchOutcome } from './search/WorkspaceSearch';
 import type { GatewayContext } from './GatewayContext';
 import { generateId } from './linkTokens';
 import type { LiveDoc } from './LiveDoc';
@@ -64,6 +66,8 @@ export class Session implements Connection, RoomSession {
   private readonly waiting = new Map<LiveDoc, Uint8Array[]>();
   private waitingBytes = 0;
   private shownAs: PeerUser | null = null;
+  /** The colour the tab last asked for (the one shown may differ: [P13]). */
+  private colorAsked: string | null = null;
 
   constructor(
     private readonly socket: PeerSocket,
@@ -288,7 +292,25 @@ export class Session implements Connection, RoomSession {
       case 'complete.feedback':
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot type, so they get no completions');
         return this.ctx.completions.handle(message, this, room);
+      case 'search.run':
+      case 'search.replace':
+      case 'search.undo':
+        // A viewer may search; its replace is answered `forbidden`, the socket stays open ([P38]).
+        return this.searchAnswer(this.ctx.search.handle(message, this, room, canWrite(this.role ?? 'viewer')));
     }
+  }
+
+  private searchAnswer(outcome: Promise<SearchOutcome>): void {
+    outcome.then(
+      (answer) => {
+        if ('type' in answer) return this.sendControl(answer);
+        this.sendControl({ type: 'result', requestId: answer.requestId, ok: false, code: answer.code, message: answer.message });
+      },
+      (error: unknown) => {
+        if (error instanceof StoreError) return this.storeUnavailable(error);
+        this.ctx.log('error', 'a search failed', { sessionId: this.sessionId, error: String(error) });
+      },
+    );
   }
 
   /**
@@ -427,8 +449,27 @@ export class Session implements Connection, RoomSession {
       }
       return room.remoteNameTaken(key, this.linkId);
     };
-    this.shownAs = presentAs(announced, this.shownAs, role, taken, this.linkId);
-    return this.shownAs;
+    const previous = this.shownAs;
+    const stamped = presentAs(announced, previous, role, taken, this.linkId);
+    // Stable for the session: the colour is decided again only when the tab asks for another.
+    if (previous && stamped.color === this.colorAsked) stamped.color = previous.color;
+    else {
+      this.colorAsked = stamped.color;
+      stamped.color = this.distinctColor(stamped.color, room);
+    }
+    this.shownAs = stamped;
+    return stamped;
+  }
+
+  /**
+   * Two people drawn in one colour cannot be told apart: a colour another session of the room
+   * shows gives way to the first of the palette that no one shows (if any is left).
+   */
+  private distinctColor(asked: string, room: Room): string {
+    const inUse = room.remoteColors();
+    for (const other of room.sessions) if (other !== this && other.user) inUse.add(other.user.color.toLowerCase());
+    if (!inUse.has(asked.toLowerCase())) return asked;
+    return PEER_COLORS.find((color) => !inUse.has(color)) ?? asked;
   }
 
   /** The client's address (per-address caps); '' when the transport does not know it. */

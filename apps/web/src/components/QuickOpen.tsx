@@ -1,11 +1,17 @@
 import { baseName, parentPath } from '@flint/protocol';
 import { fuzzyScore } from '../fileTree/fuzzyScore';
 import { useEffect, useMemo, useState } from 'react';
+import { usePalette } from '../stores/paletteStore';
 import { openFile, useWorkspace } from '../stores/workspaceStore';
 
 /** Ctrl/Cmd+P: jump to a file by typing part of its path. */
 export function QuickOpen() {
   const [open, setOpen] = useState(false);
+  // The command palette's "Go to file…".
+  const requested = usePalette((s) => s.quickOpenRequest);
+  useEffect(() => {
+    if (requested > 0) setOpen(true);
+  }, [requested]);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {

@@ -3,8 +3,9 @@ import { useMemo } from 'react';
 import { usePresence } from '../stores/presenceStore';
 import { closeTab, openFileById, useWorkspace } from '../stores/workspaceStore';
 import { Icon } from './Icon';
+import { initials } from './PresenceBar';
 
-/** Open files. Middle-click or × closes; a coloured dot shows who else has the file active. */
+/** Open files. Middle-click or × closes; coloured initials show who else has the file active. */
 export function Tabs() {
   const tabs = useWorkspace((s) => s.tabs);
   const pathById = useWorkspace((s) => s.pathById);
@@ -47,7 +48,10 @@ export function Tabs() {
             <span className="tab-name">{name}</span>
             {(names.get(name) ?? 0) > 1 && folder && <span className="tab-folder">{folder}</span>}
             {here.slice(0, 3).map((peer) => (
-              <span key={peer.clientId} className="peer-dot" style={{ background: peer.user.color }} title={`${peer.user.name} is here`} />
+              // Initials, not a dot: a dot on a tab reads as VS Code's "unsaved".
+              <span key={peer.clientId} className="tab-peer" data-testid="tab-peer" style={{ background: peer.user.color }} title={`${peer.user.name} is here`}>
+                {initials(peer.user.name)}
+              </span>
             ))}
             <button
               type="button"

@@ -2,15 +2,19 @@ import { useEffect } from 'react';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { closeActiveTab, editorWidgetOwnsKey, toggleAgentPanel } from '../stores/appCommands';
+import { toggleSidebar, usePalette } from '../stores/paletteStore';
+import { openSearch, useSearch } from '../stores/searchStore';
 import { requestCreate } from '../stores/workspaceStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
 import { AgentPanel } from './AgentPanel';
 import { ChangesView } from './ChangesView';
+import { CommandPalette } from './CommandPalette';
 import { ClosedBanner } from './ClosedBanner';
 import { EditorPane } from './EditorPane';
 import { FileTree } from './FileTree';
 import { Notice } from './Notice';
 import { QuickOpen } from './QuickOpen';
+import { SearchPanel } from './SearchPanel';
 import { ShareDialog } from './ShareDialog';
 import { StatusBar } from './StatusBar';
 import { Tabs } from './Tabs';
@@ -38,6 +42,20 @@ function useShortcuts(): void {
         toggleAgentPanel();
         return;
       }
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyB') {
+        // Toggle the sidebar, as in VS Code; Monaco and Chromium have nothing on it.
+        event.preventDefault();
+        event.stopPropagation();
+        toggleSidebar();
+        return;
+      }
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyF') {
+        // Search across files, as in VS Code; over Monaco, which has nothing on it.
+        event.preventDefault();
+        event.stopPropagation();
+        openSearch();
+        return;
+      }
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyG') {
         // The Changes view, as in other editors; over the browser's "find previous". Nothing without git.
         if (!toggleChanges()) return;
@@ -49,7 +67,8 @@ function useShortcuts(): void {
       const key = event.code;
       if (key === 'KeyN' && selectCanEdit(useConnection.getState())) {
         requestCreate(event.shiftKey ? 'folder' : 'file');
-      } else if (key === 'KeyW' && !event.shiftKey) {
+      } else if (key === 'KeyW' && !event.shiftKey && !(event.target instanceof Element && event.target.closest('.search-panel'))) {
+        // In the search panel Alt+W is "whole word".
         closeActiveTab();
       } else if ((key === 'ArrowLeft' || key === 'ArrowRight') && !event.shiftKey) {
         // The browser's Back and Forward: by a VS Code habit (go back after F12) they would
@@ -69,14 +88,17 @@ function useShortcuts(): void {
 export default function Workspace() {
   useShortcuts();
   // The tree stays mounted under the Changes view: its folds and selection survive the switch.
-  const showChanges = useProject((s) => s.changesOpen && selectGit(s) !== null);
+  const sidebarHidden = usePalette((s) => s.sidebarHidden);
+  const showSearch = useSearch((s) => s.open);
+  const showChanges = useProject((s) => s.changesOpen && selectGit(s) !== null) && !showSearch;
   return (
     <div className="workspace">
       <TopBar />
       <ClosedBanner />
       <div className="workspace-body">
-        <FileTree hidden={showChanges} />
-        {showChanges && <ChangesView />}
+        <FileTree hidden={showChanges || showSearch || sidebarHidden} />
+        {showChanges && !sidebarHidden && <ChangesView />}
+        {showSearch && !sidebarHidden && <SearchPanel />}
         <main className="editor-column">
           <Tabs />
           <AgentErrorBanner />
@@ -87,6 +109,7 @@ export default function Workspace() {
       <StatusBar />
       <ShareDialog />
       <QuickOpen />
+      <CommandPalette />
       <Notice />
     </div>
   );

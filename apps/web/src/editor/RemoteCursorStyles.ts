@@ -21,8 +21,6 @@ export class RemoteCursorStyles {
   private readonly handles = new Map<DocHandle, (change: AwarenessChange) => void>();
   /** When each remote cursor last moved; awareness client ids are random, so one map serves all docs. */
   private readonly movedAt = new Map<number, number>();
-  /** When each cursor came into its file: the agent's moves in every frame it writes, so its label goes by this. */
-  private readonly arrivedAt = new Map<number, number>();
   private frame: number | null = null;
   private expiryTimer: ReturnType<typeof setTimeout> | null = null;
   private css = '';
@@ -36,10 +34,8 @@ export class RemoteCursorStyles {
     const onChange = ({ added, updated, removed }: AwarenessChange) => {
       const now = performance.now();
       for (const clientId of [...added, ...updated]) this.movedAt.set(clientId, now);
-      for (const clientId of added) this.arrivedAt.set(clientId, now);
       for (const clientId of removed) {
         this.movedAt.delete(clientId);
-        this.arrivedAt.delete(clientId);
       }
       this.schedule();
     };
@@ -74,17 +70,16 @@ export class RemoteCursorStyles {
         const color = typeof user?.color === 'string' && hexColor.test(user.color) ? user.color : '#9aa3b2';
         const name = typeof user?.name === 'string' ? user.name.slice(0, 40) : 'Someone';
         const agent = user?.agent === true;
-        // The agent's cursor moves in every frame it writes: a label shown while it moves would sit
-        // on the line above for the whole turn. Its name shows as it comes into the file; then the
-        // glow marks where it writes, and hovering the line brings the name back.
-        const hideAt = ((agent ? this.arrivedAt : this.movedAt).get(clientId) ?? -Infinity) + labelVisibleMs;
-        if (hideAt > now) nextExpiry = Math.min(nextExpiry, hideAt);
+        // A person's name shows while their cursor moves, then goes out of the way; the agent's
+        // always shows, so no one mistakes its writing for a person's.
+        const hideAt = agent ? Infinity : (this.movedAt.get(clientId) ?? -Infinity) + labelVisibleMs;
+        if (hideAt > now && hideAt !== Infinity) nextExpiry = Math.min(nextExpiry, hideAt);
         if (agent) {
           rules.push(
             `.yRemoteSelection-${clientId}{background-color:${color}38}`,
             // A still glow: an animated one would repaint the editor every frame while the agent writes.
             `.yRemoteSelectionHead-${clientId}{border-color:${color};box-shadow:0 0 8px 1px ${color}aa}`,
-            `.yRemoteSelectionHead-${clientId}::after{content:${cssString(`✦ ${name}`)};background:${color};opacity:${hideAt > now ? 1 : 0}}`,
+            `.yRemoteSelectionHead-${clientId}::after{content:${cssString(`✦ ${name}`)};background:${color};opacity:1}`,
           );
           continue;
         }

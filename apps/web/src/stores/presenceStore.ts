@@ -1,4 +1,5 @@
 import type { DocHandle, FlintClient } from '@flint/client';
+import { PEER_COLORS } from '@flint/protocol';
 import { removeAwarenessStates } from 'y-protocols/awareness';
 import { create } from 'zustand';
 import { selectActivePath, useWorkspace } from './workspaceStore';
@@ -30,7 +31,7 @@ interface PresenceState {
 
 const nameKey = 'flint.displayName';
 const colorKey = 'flint.color';
-const palette = ['#f5a524', '#4cc9f0', '#f72585', '#7bd88f', '#b392f0', '#ff7a59', '#2ec4b6', '#ffd166', '#ef476f', '#6c9eff'];
+const palette = PEER_COLORS;
 const animals = ['Otter', 'Lynx', 'Heron', 'Marten', 'Ibex', 'Kestrel', 'Puffin', 'Tapir', 'Gecko', 'Wombat', 'Narwhal', 'Okapi'];
 
 function pick<T>(items: readonly T[]): T {

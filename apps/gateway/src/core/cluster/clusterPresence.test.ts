@@ -47,4 +47,23 @@ describe('presence across gateways', () => {
     const names = [...mallory.openDoc(fileId).awareness.getStates().values()].map((state) => (state as { user?: { name?: string } }).user?.name);
     expect(names.filter((name) => name === 'Alice')).toHaveLength(2);
   });
+
+  it('[P13] colours stay apart across gateways: a colour someone shows on another gateway is taken here too', () => {
+    const { gateways, settle } = twoGateways();
+    const [g0, g1] = gateways as [Harness, Harness];
+    const ws = g0.gateway.createWorkspace('Colours', { 'a.ts': 'x\n' });
+    const editor = g0.gateway.links.create(ws.workspaceId, 'editor', 'Editor', null);
+    const alice = g0.client(ws.workspaceId, ws.owner.token);
+    settle();
+    alice.index.awareness.setLocalStateField('user', { id: 'alice-tab', name: 'Alice', color: '#6c9eff' });
+    settle();
+    const bob = g1.client(ws.workspaceId, editor.token);
+    settle();
+    bob.index.awareness.setLocalStateField('user', { id: 'bob-tab', name: 'Bob', color: '#6c9eff' });
+    settle();
+    const colors = [...alice.index.awareness.getStates().values()].map((state) => (state as { user?: { name: string; color: string } }).user);
+    const bobsColor = colors.find((user) => user?.name === 'Bob')?.color;
+    expect(bobsColor).toMatch(/^#[0-9a-f]{6}$/);
+    expect(bobsColor).not.toBe('#6c9eff');
+  });
 });

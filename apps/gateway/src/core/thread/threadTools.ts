@@ -1,6 +1,6 @@
 import type { ToolSpec } from '../../models/ModelProvider';
 import type { Clock } from '../Clock';
-import { searchFiles } from './searchFiles';
+import { searchFiles } from '../search/searchFiles';
 
 /** What the tools can see and do: the workspace's files, by path, confined to it. */
 export interface ToolWorkspace {
