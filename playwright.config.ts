@@ -8,7 +8,9 @@ export default defineConfig({
   outputDir: 'test-results/e2e',
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // One retry, reported as flaky in the list: on a loaded 2-core machine a ghost text's timing
+  // (keyboardHabits) has failed once in a full run and passed alone; a flaky pass shows in the log.
+  retries: 1,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],
