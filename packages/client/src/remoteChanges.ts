@@ -44,6 +44,13 @@ export function applyRemoteAwareness(awareness: awarenessProtocol.Awareness, pay
   } catch (error) {
     // A listener (an editor drawing a cursor) choked on a state: the states are in; say so.
     return `an awareness state a listener could not use (${String(error)})`;
+  } finally {
+    // y-protocols keeps a clock per client id for good, even once its state is gone: a peer
+    // that cycles through ids would grow every tab's memory without end. The gateway relays
+    // states in order, so a removed id's clock is not needed to refuse a stale one.
+    for (const [clientId, , state] of entries) {
+      if (state === 'null' && clientId !== awareness.clientID && !awareness.states.has(clientId)) awareness.meta.delete(clientId);
+    }
   }
   return problem;
 }

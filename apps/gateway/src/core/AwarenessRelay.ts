@@ -9,6 +9,11 @@ import { nameKey } from './peerPresence';
  * session receive on subscribe.
  */
 const maxClientsPerSubscriber = 4;
+/**
+ * Client ids one session may introduce in a doc over its life: a tab gets a new one each time it
+ * reopens a file. Past it, new ids are not relayed (every tab keeps a little per id it has seen).
+ */
+const maxClientsEverPerSubscriber = 64;
 
 interface Entry {
   clock: number;
@@ -36,6 +41,8 @@ export interface AwarenessEntry {
  */
 export class AwarenessRelay {
   private readonly entries = new Map<number, Entry>();
+  /** The client ids each session has set in this doc, so far. */
+  private readonly introduced = new WeakMap<Subscriber, Set<number>>();
   /** The last clock of each state the gateway published itself (a handful per doc). */
   private readonly publishedClocks = new Map<number, number>();
 
@@ -66,6 +73,12 @@ export class AwarenessRelay {
       }
       const stateJson = restamp(announced);
       if (stateJson === null) return { refused: 'an awareness state that is not one' };
+      let mine = this.introduced.get(from);
+      if (!mine) this.introduced.set(from, (mine = new Set()));
+      if (!mine.has(clientId)) {
+        if (mine.size >= maxClientsEverPerSubscriber) continue; // a session cycling through ids
+        mine.add(clientId);
+      }
       if (existing?.owner !== from && this.ownedBy(from) >= maxClientsPerSubscriber) {
         return { refused: `more than ${maxClientsPerSubscriber} awareness client ids` };
       }

@@ -323,6 +323,24 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     void honestStillWork;
   });
 
+  it('[P13] a session cycling through client ids (set, remove, set new ones) reaches no tab past a bound, and tabs forget removed ids', () => {
+    const { h, viewer, fileId, alice, honestStillWork, raw } = room();
+    const pair = raw(viewer.token);
+    const seen = new Set<number>();
+    const awareness = alice.openDoc(fileId).awareness;
+    awareness.on('change', ({ added }: { added: number[] }) => added.forEach((id) => seen.add(id)));
+    for (let round = 0; round < 50; round++) {
+      const ids = [0, 1, 2, 3].map((i) => 50_000 + round * 4 + i);
+      pair.client.send(awarenessFrame(fileId, ids.map((id) => [id, 1, '{}'] as [number, number, string])));
+      pair.client.send(awarenessFrame(fileId, ids.map((id) => [id, 2, 'null'] as [number, number, string])));
+      h.flush();
+    }
+    expect(pair.isClosed).toBe(false);
+    expect(seen.size).toBeLessThanOrEqual(64);
+    expect([...awareness.meta.keys()].filter((id) => id >= 50_000 && id < 50_200)).toEqual([]);
+    honestStillWork();
+  });
+
   it('[P13] a selection whose positions are not Yjs ids is refused: clients resolve them unchecked', () => {
     const { h, editor, fileId, honestStillWork, raw } = room();
     const pair = raw(editor.token);
