@@ -65,7 +65,9 @@ export class ConfinedFolder {
     const name = names.pop()!;
     let written = true;
     await this.within(names, true, async (at) => {
-      await this.existingFile(at(name), path);
+      // A file written without a mode keeps the one it has (an upload over an executable script).
+      const kept = await this.existingMode(at(name), path);
+      if (mode === undefined && kept !== null) mode = kept;
       // Named so that the watcher can tell it is ours and skip it (0023).
       const temp = `.${name}.flint-${randomBytes(4).toString('hex')}.tmp`;
       const file = await open(at(temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode ?? 0o644);
@@ -124,14 +126,19 @@ export class ConfinedFolder {
 
   /** Whether a file is at `at`; a link or a folder there is refused, never written through or replaced. */
   private async existingFile(at: string, path: string): Promise<boolean> {
+    return (await this.existingMode(at, path)) !== null;
+  }
+
+  /** The permission bits of the file there, null when there is none; a link or folder is refused. */
+  private async existingMode(at: string, path: string): Promise<number | null> {
     const info = await lstat(at).catch((error: unknown) => {
       if (code(error) === 'ENOENT') return null;
       throw error;
     });
-    if (!info) return false;
+    if (!info) return null;
     if (info.isSymbolicLink()) throw linkRefused(path);
     if (!info.isFile()) throw new FolderEdgeError('not_a_file', `"${path}" is not a file on disk.`);
-    return true;
+    return info.mode & 0o7777;
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import type { IndexEntry } from '@flint/protocol';
 import { strToU8, zipSync } from 'fflate';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -295,6 +295,15 @@ describe('ignored paths, git and the gateway\'s data are outside the workspace',
     expect(read(root, '.flint-data/flint.sqlite')).toBe('the live database\n');
     expect(read(root, 'a.txt')).toBe('a\n');
     expect(read(root, 'lib/keys.txt')).toBe('the owner\'s keys\n');
+  });
+
+  it('a file written without a mode keeps the one it has on disk (an upload over an executable script)', async () => {
+    const root = folder({ 'run.sh': '#!/bin/sh\necho hi\n' });
+    chmodSync(join(root, 'run.sh'), 0o755);
+    const ctx = await open(root);
+    await ctx.disk.write('run.sh', bytes('#!/bin/sh\necho hello\n'));
+    expect(statSync(join(root, 'run.sh')).mode & 0o777).toBe(0o755);
+    expect(read(root, 'run.sh')).toBe('#!/bin/sh\necho hello\n');
   });
 
   it('a name longer than a file system allows (255 bytes) is refused at create, with the reason, not accepted and lost', async () => {
