@@ -8,6 +8,7 @@
 import type { IndexEntry } from '@flint/protocol';
 import { strToU8, zipSync } from 'fflate';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -350,6 +351,33 @@ describe('ignored paths, git and the gateway\'s data are outside the workspace',
     expect(read(root, '.env')).toBe('API_KEY=1\n');
     expect(read(root, 'node_modules/x.js')).toBeNull();
     expect(read(root, '.flint-data/flint.sqlite')).toBeNull();
+  });
+});
+
+describe('what git holds is no way around the edge', () => {
+  it('the gateway\'s data, committed with the folder, is neither listed nor readable at HEAD through any link', async () => {
+    const root = folder({ 'a.txt': 'a\n', 'state/ws-owner-token': 'the owner token\n' });
+    for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['-c', 'user.name=T', '-c', 'user.email=t@t.invalid', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'all']]) {
+      execFileSync('git', args, { cwd: root });
+    }
+    writeFileSync(join(root, 'state/ws-owner-token'), 'changed\n');
+    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+    const ws = gateway.createWorkspace('Git');
+    const viewer = gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
+    const held = gateway.holdRoom(ws.workspaceId)!;
+    const disk = await NodeDisk.open(root, { excluded: [join(root, 'state')] });
+    const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: () => null, set: () => {} }, log: () => {}, writeDelayMs: 5 });
+    syncs.push(sync);
+    await sync.start();
+    const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, projects: { get: (id) => (id === ws.workspaceId ? sync : null) } });
+    servers.push(server);
+    const api = (path: string) => fetch(`http://127.0.0.1:${server.port}/api/workspaces/${ws.workspaceId}/${path}`, { headers: { authorization: `Bearer ${viewer.token}` } });
+    const head = await api('project/head?path=state/ws-owner-token');
+    expect(head.status).toBe(404);
+    expect(await head.text()).not.toContain('the owner token');
+    const view = (await (await api('project')).json()) as { git: { files: Array<{ path: string }> } };
+    expect(view.git.files.map((file) => file.path)).not.toContain('state/ws-owner-token');
+    expect((await api('project/head?path=a.txt')).status).toBe(200);
   });
 });
 

@@ -99,7 +99,9 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
     const repo = await gitFolderOf(project);
     if (!project || !repo) return { folder: project !== null, git: null };
     try {
-      return { folder: true, git: await readGitStatus(repo) };
+      // Only what the workspace shows: git also sees the gateway's data when it sits in the folder.
+      const git = await readGitStatus(repo);
+      return { folder: true, git: { ...git, files: git.files.filter((file) => project.outsideWorkspace(file.path) === null) } };
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
       log('warn', 'git status failed', { workspaceId, error: error.message });
@@ -108,8 +110,13 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
   }
 
   async function headText(workspaceId: string, path: string) {
-    const repo = await gitFolderOf(projects.get(workspaceId));
+    const project = projects.get(workspaceId);
+    const repo = await gitFolderOf(project);
     if (!repo) throw new HttpError(404, 'This workspace is not a folder in a git repository: it has no HEAD to compare with.');
+    // A committed file outside the workspace (the gateway's data, with its owner token; an
+    // ignored file) is not the workspace's to show, whatever git holds.
+    const outside = project?.outsideWorkspace(path);
+    if (outside) throw new HttpError(404, outside);
     try {
       return { path, text: await readHeadText(repo, path, maxDocBytes) };
     } catch (error) {
