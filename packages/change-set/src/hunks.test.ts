@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { idRunsOf } from './idRanges';
-import { hunksOf, isHunkRecord, reviewHunks, textWithRejected, type HunkRecord } from './hunks';
+import { hunksOf, isHunkRecord, isRelativePositionJson, reviewHunks, textWithRejected, type HunkRecord } from './hunks';
 
 const key = 'content';
 const agentClient = 4242;
@@ -113,5 +113,14 @@ describe('rejecting hunks that rewrote each other', () => {
     expect(isHunkRecord({ ...record, removed: [{ client: 1, clock: 0, length: 1 }] })).toBe(false);
     expect(isHunkRecord({ ...record, restored: [{ client: 1, clock: 'x', length: 1 }] })).toBe(false);
     expect(isHunkRecord({ ...record, writing: 'yes' })).toBe(false);
+  });
+});
+
+describe('isRelativePositionJson', () => {
+  it('refuses a position Yjs cannot resolve (no item, no type, no root name): a reject would throw for everyone', () => {
+    expect(isRelativePositionJson({ foo: 1 })).toBe(false);
+    expect(isRelativePositionJson({ assoc: 0 })).toBe(false);
+    expect(isRelativePositionJson({ tname: 'content', item: null, assoc: 0 })).toBe(true);
+    expect(isRelativePositionJson({ item: { client: 1, clock: 2 }, assoc: -1 })).toBe(true);
   });
 });

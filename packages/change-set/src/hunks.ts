@@ -65,7 +65,10 @@ export function isRelativePositionJson(value: unknown): boolean {
     (at.type === undefined || at.type === null || isId(at.type)) &&
     (at.item === undefined || at.item === null || isId(at.item)) &&
     (at.tname === undefined || at.tname === null || typeof at.tname === 'string') &&
-    (at.assoc === undefined || at.assoc === null || Number.isSafeInteger(at.assoc))
+    (at.assoc === undefined || at.assoc === null || Number.isSafeInteger(at.assoc)) &&
+    // Yjs resolves a position by its item, or else its type (by id, or a root's name): one with
+    // none of them makes it throw for whoever reads it (a reject, for everyone).
+    (isId(at.item) || isId(at.type) || typeof at.tname === 'string')
   );
 }
 
