@@ -282,9 +282,20 @@ export class LiveDoc {
     return this.subscribers.size === 0;
   }
 
-  /** Whether applying an update of this size would pass the document size limit. */
+  /**
+   * Whether applying an update of this size would pass the document size limit. The stored size
+   * counts every update since the last compaction, deleted text included (a big paste cleared
+   * again), so before saying yes it compacts — if the store can — and asks again.
+   */
   wouldExceedLimit(updateBytes: number): boolean {
-    return this.storedBytes + updateBytes > this.ctx.config.limits.maxDocBytes;
+    const limit = this.ctx.config.limits.maxDocBytes;
+    if (this.storedBytes + updateBytes <= limit) return false;
+    try {
+      this.compact();
+    } catch (error) {
+      this.ctx.log('warn', 'could not compact a doc near its size limit', { docKey: this.docKey, error: String(error) });
+    }
+    return this.storedBytes + updateBytes > limit;
   }
 
   /** Folds the stored updates into one row. Throws what the store throws (a database down). */

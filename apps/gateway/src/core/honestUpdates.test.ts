@@ -4,6 +4,7 @@ import { FILE_TEXT_KEY } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { checkUpdate, FILE_DOC_SCHEMA, ItemOrder } from './checkUpdate';
+import { defaultConfig } from './GatewayConfig';
 import { fileIdOf, Harness, textOf } from './testHarness';
 
 /**
@@ -13,8 +14,8 @@ import { fileIdOf, Harness, textOf } from './testHarness';
  */
 
 /** Alice with a.ts open on a gateway, and Bob watching it. */
-function open(initial: string) {
-  const h = new Harness();
+function open(initial: string, config: ConstructorParameters<typeof Harness>[1] = {}) {
+  const h = new Harness(undefined, config);
   const ws = h.gateway.createWorkspace('Honest', { 'a.ts': initial });
   const [alice, bob] = [0, 1].map(() => h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 10, maxBackoffMs: 10 })) as [FlintClient, FlintClient];
   h.flush();
@@ -77,6 +78,23 @@ describe('[I1] honest updates the gateway accepts whole', () => {
     expect(alice.status.kind).toBe('open');
     expect(tb.toString()).toBe(file);
     expect(storedText()).toBe(file);
+  });
+
+  it('pasting a large block and clearing it, again and again, never fills the document limit of a file that stays small', () => {
+    const { h, alice, ta, tb, storedText } = open('', { limits: { ...defaultConfig.limits, maxDocBytes: 400_000 } });
+    const block = lines(3_000, (i) => `  const line${i} = ${i};\n`);
+    for (let round = 0; round < 5; round++) {
+      ta.insert(0, block);
+      h.flush();
+      ta.delete(0, ta.length);
+      h.flush();
+      expect(alice.status.kind).toBe('open');
+    }
+    ta.insert(0, block);
+    h.flush();
+    expect(alice.status.kind).toBe('open');
+    expect(tb.toString()).toBe(block);
+    expect(storedText()).toBe(block);
   });
 
   it('reconnecting after adding 600 import lines offline, each its own transaction, at the top or below the last', () => {
