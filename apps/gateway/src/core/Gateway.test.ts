@@ -205,3 +205,13 @@ describe('Gateway: storage', () => {
     expect(reread.toString()).toBe('0123456789012345678901234');
   });
 });
+
+describe('Gateway: workspace names', () => {
+  it('a workspace name loses control, bidi-override and invisible characters; an empty one gets a default', () => {
+    const h = new Harness();
+    const named = h.gateway.createWorkspace('\u202Egnp.exe\u0000 My\u0007  project\u200B');
+    expect(h.store.getWorkspace(named.workspaceId)!.name).toBe('gnp.exe My project');
+    const empty = h.gateway.createWorkspace('\u0000\u202E');
+    expect(h.store.getWorkspace(empty.workspaceId)!.name).toBe('Untitled workspace');
+  });
+});

@@ -202,7 +202,9 @@ export class Gateway {
   }
 
   /** Creates a workspace seeded with files, and its owner link. Seeding happens here, once. */
-  createWorkspace(name: string, files: Record<string, string> = {}): CreatedWorkspace {
+  createWorkspace(requestedName: string, files: Record<string, string> = {}): CreatedWorkspace {
+    // Shown in every tab's title and top bar: no control, bidi-override or invisible characters.
+    const name = cleanName(requestedName).slice(0, 100) || 'Untitled workspace';
     const workspaceId = generateId('w');
     this.store.createWorkspace({ id: workspaceId, name, createdAt: this.ctx.clock.now() });
     const room = this.rooms.get(workspaceId);
