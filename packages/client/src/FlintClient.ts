@@ -85,6 +85,10 @@ const LOCAL = 'local';
 /** The origin of review transactions, for undo managers to track. */
 export const REVIEW_ORIGIN = Symbol('flint-review');
 
+/** Docs synced per batch after a reconnect, and the pause between batches (~240 frames/s). */
+const resyncBatchDocs = 40;
+const resyncBatchDelayMs = 500;
+
 /**
  * One persistent connection to a workspace: every open document's sync and awareness, file
  * operations, and round-trip time, over one WebSocket that reconnects with backoff and resumes
@@ -114,6 +118,8 @@ export class FlintClient {
   readonly turns = new Map<string, TurnInfo>();
   private readonly timers: Timers;
   private nextRequestId = 1;
+  /** Which welcome the batched resync belongs to: a later one ends an earlier one's. */
+  private syncRound = 0;
   /** The gateway's frame limit (`welcome`): updates larger than it go in pieces (`splitUpdate`). */
   private maxFrameBytes = 1024 * 1024;
   private readonly completions = new CompletionChannel(
@@ -357,7 +363,7 @@ export class FlintClient {
           workspaceName: message.workspaceName,
           ...(message.gateway ? { gateway: message.gateway } : {}),
         });
-        for (const handle of this.docs.values()) this.startSync(handle);
+        this.resync([...this.docs.values()], 0, ++this.syncRound);
         this.schedulePing(0);
         return;
       case 'pong': {
@@ -406,6 +412,17 @@ export class FlintClient {
   private clearPing(): void {
     if (this.pingTimer !== null) this.timers.clearTimeout(this.pingTimer);
     this.pingTimer = null;
+  }
+
+  /**
+   * Syncs the docs a reconnecting tab holds a batch at a time: a tab with hundreds of files open
+   * would otherwise send three frames for each at once, past the gateway's rate limit (4429),
+   * and reconnect into the same burst for ever.
+   */
+  private resync(handles: DocHandle[], from: number, round: number): void {
+    if (round !== this.syncRound || this.status.kind !== 'open') return;
+    for (const handle of handles.slice(from, from + resyncBatchDocs)) if (this.docs.get(handle.docId) === handle) this.startSync(handle);
+    if (from + resyncBatchDocs < handles.length) this.timers.setTimeout(() => this.resync(handles, from + resyncBatchDocs, round), resyncBatchDelayMs);
   }
 
   private startSync(handle: DocHandle): void {

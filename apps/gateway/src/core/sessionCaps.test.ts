@@ -118,3 +118,30 @@ describe('[I6] session caps', () => {
     expect(defaultConfig.sessions.perAddress).toBeGreaterThanOrEqual(defaultConfig.sessions.perLink);
   });
 });
+
+describe('[I1] a tab with many files open', () => {
+  it('reconnects and syncs all of them without tripping the rate limit (it resyncs in batches)', () => {
+    const files = Object.fromEntries(Array.from({ length: 350 }, (_, i) => [`src/f${i}.ts`, `export const f${i} = ${i};\n`]));
+    const h = new Harness();
+    const ws = h.gateway.createWorkspace('Many', files);
+    const tab = h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 10, maxBackoffMs: 10 });
+    h.flush();
+    const texts = Object.keys(files).map((path) => {
+      const handle = tab.openDoc(fileIdOf(tab, path));
+      handle.awareness.setLocalStateField('cursor', { at: 0 });
+      return handle.doc.getText('content');
+    });
+    h.settle(() => texts.every((text) => text.length > 0));
+    const before = h.gateway.metrics.counter('flint_session_closes_total', { code: CloseCode.RateLimited });
+    for (const pair of h.net.pairs) pair.disconnect(1006, 'network gone');
+    h.flush();
+    texts[0]!.insert(0, '// typed offline\n');
+    h.settle(() => tab.status.kind === 'open' && h.gateway.document(ws.workspaceId, fileIdOf(tab, 'src/f0.ts'))!.getText('content').toString().startsWith('// typed offline'));
+    for (let step = 0; step < 100; step++) {
+      h.clock.advance(100); // the rest of the batches, as time passes
+      h.flush();
+    }
+    expect(h.gateway.metrics.counter('flint_session_closes_total', { code: CloseCode.RateLimited })).toBe(before);
+    expect(tab.status.kind).toBe('open');
+  });
+});
