@@ -286,7 +286,7 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     expect(shown.id).not.toBe(mine.id);
   });
 
-  it.each([['gpt-5 (AI)\u200B'], ['gpt-5 \uFF08AI\uFF09'], ['gpt-5 (AI).'], ['gpt-5 ( Al )'], ['gpt-5 (\u0410I)']])(
+  it.each([['gpt-5 (AI)\u200B'], ['gpt-5 \uFF08AI\uFF09'], ['gpt-5 (AI).'], ['gpt-5 ( Al )'], ['gpt-5 (\u0410I)'], ['gpt-5 [AI]'], ['gpt-5 (A.I.)'], ['gpt-5 \u{1F916}'], ['gpt-5 {ai}']])(
     '[P13] no posing as the agent: %j loses its "(AI)"',
     (name) => {
       const { h, viewer, fileId, alice, raw } = room();
@@ -295,7 +295,8 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
       h.flush();
       const shown = (alice.openDoc(fileId).awareness.getStates().get(778)?.user as { name: string }).name;
       expect(shown.startsWith('gpt-5')).toBe(true);
-      expect(nameKey(shown)).not.toMatch(/\(\s*a[il1]\s*\)/);
+      expect(nameKey(shown)).not.toMatch(/[([{]\s*a\.?\s*[il1]\.?\s*[)\]}]/);
+      expect(shown).not.toContain('\u{1F916}');
     },
   );
 

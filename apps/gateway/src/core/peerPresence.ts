@@ -37,12 +37,14 @@ export function nameKey(name: string): string {
 }
 
 /** "(AI)" however it is spelled: fullwidth, look-alike letters, padded. */
-const isAgentMark = (inner: string): boolean => /^\s*a[il1]\s*$/.test(nameKey(inner));
+const isAgentMark = (inner: string): boolean => /^a[il1]$/.test(nameKey(inner).replace(/[\s._-]/g, ''));
 
-/** The name without anything that reads as the agent's "(AI)" label. */
+/** The name without anything that reads as the agent's "(AI)" label: "[AI]", "(A.I.)", a robot. */
 function withoutAgentMark(name: string): string {
   const folded = name.normalize('NFKC');
-  const stripped = folded.replace(/\(([^()]{1,8})\)/g, (group, inner: string) => (isAgentMark(inner) ? ' ' : group));
+  const stripped = folded
+    .replace(/[([{<]([^()[\]{}<>]{1,10})[)\]}>]/g, (group, inner: string) => (isAgentMark(inner) ? ' ' : group))
+    .replace(/\u{1F916}/gu, ' ');
   return stripped === folded ? name : cleanName(stripped.replace(/[\s.,:;!-]+$/u, ''));
 }
 
