@@ -124,6 +124,11 @@ export class AwarenessRelay {
     for (const entry of this.entries.values()) if (entry.remoteColor) into.add(entry.remoteColor);
   }
 
+  /** The session (or agent, or other gateway) whose state a client id carries now, if any. */
+  ownerOf(clientId: number): Subscriber | null {
+    return this.entries.get(clientId)?.owner ?? null;
+  }
+
   /** The link that owns a client id's state (the agent's: 'agent'), or '' when none. */
   linkIdOf(clientId: number): string {
     return this.entries.get(clientId)?.owner.linkId ?? '';

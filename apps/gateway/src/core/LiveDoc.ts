@@ -77,6 +77,12 @@ export class LiveDoc {
   /** Bytes of the stored updates: an upper bound of the encoded document, cheap to keep. */
   storedBytes: number;
   private updatesSinceCompaction: number;
+  /**
+   * Yjs client ids a tab showed as its own (its cursor in this doc) and wrote with: the link it
+   * belongs to. Another link writing under such an id would take over that person's next clocks,
+   * and Yjs would drop that person's own edits with them (offline work, lost from the store).
+   */
+  private readonly claims = new Map<number, string>();
   /** A failed compaction waits to be retried. */
   private compaction: 'idle' | { retry: TimerHandle } = 'idle';
   private destroyed = false;
@@ -160,6 +166,11 @@ export class LiveDoc {
     const schema = this.schema === FILE_DOC_SCHEMA ? FILE_DOC_PARTICIPANT_SCHEMA : this.schema;
     const check = checkUpdate(this.doc, update, schema);
     if (!check.ok) return check;
+    const linkId = (origin as Partial<Subscriber> | null)?.linkId;
+    for (const client of check.writers ?? []) {
+      const claimed = this.claims.get(client);
+      if (claimed !== undefined && claimed !== linkId) return { ok: false, kind: 'foreign', reason: `it writes as client ${client}, another participant's` };
+    }
     if (check.trial.length > 0) {
       // Items whose neighbours come in the same update (a catch-up after being offline): only
       // integrating them shows where they land, so that happens first on a copy.
@@ -174,6 +185,9 @@ export class LiveDoc {
       }
     }
     Y.applyUpdate(this.doc, update, origin);
+    if (linkId !== undefined) {
+      for (const client of check.writers ?? []) if (this.awareness.ownerOf(client) === origin) this.claims.set(client, linkId);
+    }
     const store = this.doc.store;
     if (store.pendingStructs !== null || store.pendingDs !== null) {
       // checkUpdate let through something Yjs could not integrate: keep the document clean.

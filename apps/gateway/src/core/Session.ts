@@ -378,6 +378,9 @@ export class Session implements Connection, RoomSession {
     const check = doc.accept(update, this);
     if (check.ok) return this.retryWaiting(doc);
     this.ctx.metrics.inc('flint_updates_refused_total', { kind: check.kind });
+    // Writing under another tab's client id: most likely a hostile peer, but an honest tab can
+    // relay a catch-up of someone else's edits another gateway lost; a retry finds them stored.
+    if (check.kind === 'foreign') return this.close(CloseCode.OutOfSync, `update refused: ${check.reason}`);
     if (check.kind !== 'incomplete') return this.close(CloseCode.MalformedFrame, `update refused: ${check.reason}`);
     if (this.waitingBytes + update.byteLength > this.ctx.config.limits.maxFrameBytes || !this.ctx.waiting.take(update.byteLength)) {
       return this.close(CloseCode.OutOfSync, 'updates build on changes the gateway never received');

@@ -24,12 +24,16 @@ export type RootSchema =
  * - `malformed`: the bytes are not a Yjs update (Yjs would have applied part of it and thrown);
  * - `invalid`: a well-formed update that writes outside the schema, or deletes nothing (len 0);
  * - `incomplete`: it depends on changes the document does not have (yet): applied now, Yjs would
- *   keep it pending inside the document, out of reach of every limit.
+ *   keep it pending inside the document, out of reach of every limit;
+ * - `foreign`: it writes under a Yjs client id another link's tab holds (LiveDoc.accept).
  */
 export type UpdateCheck =
-  /** `trial`: text items whose neighbours come with them; their order is checked on a copy. */
-  | { ok: true; trial: TextItem[] }
-  | { ok: false; kind: 'malformed' | 'invalid' | 'incomplete'; reason: string };
+  /**
+   * `trial`: text items whose neighbours come with them; their order is checked on a copy.
+   * `writers`: the client ids the update writes new structs for.
+   */
+  | { ok: true; trial: TextItem[]; writers?: number[] }
+  | { ok: false; kind: 'malformed' | 'invalid' | 'incomplete' | 'foreign'; reason: string };
 
 /** A text item as Yjs will integrate it: where it starts (past what is known) and its neighbours. */
 export interface TextItem {
@@ -87,7 +91,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, schema: DocSchema): 
     if (item.local) continue;
     if (!order.precedes(item.root, item.origin, item.rightOrigin)) return refuse('invalid', 'an item whose neighbours are out of order');
   }
-  return { ok: true, trial: reader.textItems.filter((item) => item.local) };
+  return { ok: true, trial: reader.textItems.filter((item) => item.local), writers: reader.writers() };
 }
 
 /**
@@ -181,6 +185,11 @@ class UpdatePlacer {
     private readonly doc: Y.Doc,
     private readonly schema: DocSchema,
   ) {}
+
+  /** The clients this update writes new structs for. */
+  writers(): number[] {
+    return [...this.placed.keys()];
+  }
 
   known(client: number): number {
     return this.knownClocks.get(client) ?? Y.getState(this.doc.store, client);

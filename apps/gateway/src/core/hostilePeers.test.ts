@@ -342,6 +342,35 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     honestStillWork();
   });
 
+  it('[P4a] no writing under another tab\'s client id: the squatter is closed (4409) and the owner\'s offline work is stored', () => {
+    const { h, editor, fileId, alice, aliceText, raw, ws, serverText } = room();
+    const aliceDoc = alice.openDoc(fileId).doc;
+    alice.openDoc(fileId).awareness.setLocalStateField('user', { id: 'alice-tab', name: 'Alice', color: '#ff0000' });
+    h.flush();
+    aliceText.insert(aliceText.length, 'line1\n');
+    h.flush();
+    expect(serverText()).toContain('line1');
+    // Alice's tab loses its connection and she keeps typing.
+    const alicePair = h.net.pairs.find((pair) => !pair.isClosed)!;
+    alicePair.disconnect(1006, 'offline');
+    h.flush();
+    aliceText.insert(aliceText.length, 'MY OFFLINE WORK\n');
+    // The squatter writes "EVIL" as Alice's client, at the clocks her offline edit took.
+    const server = h.gateway.document(ws.workspaceId, fileId)!;
+    const squat = new Y.Doc();
+    Y.applyUpdate(squat, Y.encodeStateAsUpdate(server));
+    squat.clientID = aliceDoc.clientID; // after: Yjs gives a doc a new id when its own comes in
+    const before = Y.encodeStateVector(squat);
+    squat.getText(FILE_TEXT_KEY).insert(0, 'EVIL\n');
+    const pair = raw(editor.token);
+    pair.client.send(updateFrame(fileId, Y.encodeStateAsUpdate(squat, before)));
+    h.flush();
+    expect(pair.closeCode).toBe(CloseCode.OutOfSync);
+    expect(serverText()).not.toContain('EVIL');
+    h.settle(() => alice.status.kind === 'open' && serverText().includes('MY OFFLINE WORK'));
+    expect(serverText()).toBe(aliceText.toString());
+  });
+
   it('[P13] a selection whose positions are not Yjs ids is refused: clients resolve them unchecked', () => {
     const { h, editor, fileId, honestStillWork, raw } = room();
     const pair = raw(editor.token);
