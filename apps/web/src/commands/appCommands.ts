@@ -8,7 +8,8 @@ import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { openSearch } from '../stores/searchStore';
 import { openShareDialog } from '../stores/shareStore';
 import { requestThreadInputFocus, setAgentPanelOpen, useThread } from '../stores/threadStore';
-import { closeTab, requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
+import { closeActiveTab } from '../stores/appCommands';
+import { requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 const mod = isMac ? '⌘' : 'Ctrl';
@@ -55,14 +56,15 @@ export function appCommands(): AppCommand[] {
   ];
   commands.push({ id: 'sidebar', title: usePalette.getState().sidebarHidden ? 'Show the sidebar' : 'Hide the sidebar', shortcut: appShortcuts.sidebar, run: toggleSidebar });
   if (hasGit) commands.push({ id: 'changes', title: 'Show changes since the last commit', shortcut: appShortcuts.changes, run: () => void toggleChanges() });
+  // Links are the owner's to manage: the gateway refuses anyone else.
+  if (useConnection.getState().role === 'owner') commands.push({ id: 'share', title: 'Share the workspace…', run: openShareDialog });
   if (canEdit) {
     commands.push(
-      { id: 'share', title: 'Share the workspace…', run: openShareDialog },
       { id: 'new-file', title: 'New file', shortcut: appShortcuts.newFile, run: () => requestCreate('file') },
       { id: 'new-folder', title: 'New folder', shortcut: appShortcuts.newFolder, run: () => requestCreate('folder') },
     );
   }
-  if (activeFileId !== null) commands.push({ id: 'close-tab', title: 'Close the tab', shortcut: appShortcuts.closeTab, run: () => closeTab(activeFileId) });
+  if (activeFileId !== null) commands.push({ id: 'close-tab', title: 'Close the tab', shortcut: appShortcuts.closeTab, run: closeActiveTab });
   for (const peer of peers) {
     const isFollowed = peer.clientId === following;
     commands.push({ id: `follow-${peer.clientId}`, title: isFollowed ? `Stop following ${peer.user.name}` : `Follow ${peer.user.name}`, run: () => follow(isFollowed ? null : peer.clientId) });

@@ -7,7 +7,6 @@ import { openFileAt } from '../stores/workspaceStore';
 import { Icon } from './Icon';
 
 const mod = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl';
-export const searchShortcut = `${mod}+Shift+F`;
 
 type Toggle = 'matchCase' | 'wholeWord' | 'regex';
 const toggles: Array<{ key: Toggle; label: string; title: string; shortcut: string }> = [

@@ -151,7 +151,10 @@ export class EditorController {
       const path = this.shownFileId === null ? undefined : useWorkspace.getState().pathById.get(this.shownFileId);
       if (position && path !== undefined) saveCursor(workspaceId, path, position.lineNumber, position.column);
     };
-    const cursor = this.editor.onDidChangeCursorPosition(() => {
+    const cursor = this.editor.onDidChangeCursorPosition((event) => {
+      // The caret a person moved; not the shifts of others' edits (an agent stream moves it
+      // every frame).
+      if (event.source !== 'keyboard' && event.source !== 'mouse') return;
       if (timer === null) timer = window.setTimeout(saveCaret, 300);
     });
     const font = this.editor.onDidChangeConfiguration((event) => {

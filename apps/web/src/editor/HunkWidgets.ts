@@ -45,13 +45,14 @@ export class HunkWidgets {
     const charWidth = this.editor.getOption(monaco.editor.EditorOption.fontInfo).typicalHalfwidthCharacterWidth;
     const roomPx = layout.contentWidth - layout.verticalScrollbarWidth;
     const { ABOVE, BELOW, EXACT } = monaco.editor.ContentWidgetPositionPreference;
+    const removed = removedColumnsByLine(model, views);
     for (const view of views) {
       const span = hunkLineSpan(model, view);
       if (!span) continue;
       seen.add(view.hunkId);
       const slot = perLine.get(span.first) ?? 0;
       perLine.set(span.first, slot + 1);
-      const endPx = shownColumns(model, span.first, views) * charWidth;
+      const endPx = shownColumns(model, span.first, removed) * charWidth;
       const fits = endPx + widgetGapPx + slot * widgetSpacingPx + widgetWidthPx <= roomPx;
       if (!fits) rowsAbove.add(span.first);
       // The row above is a zone right under the previous line: the buttons hang below that line
@@ -151,15 +152,23 @@ export class HunkWidgets {
 
 /**
  * How many columns `line` takes on screen: its text with tabs expanded, and the removed text the
- * hunks on it show inline (AgentDecorations' injected text).
+ * hunks on it show inline (AgentDecorations' injected text, counted per line by `removedColumnsByLine`).
  */
-function shownColumns(model: monaco.editor.ITextModel, line: number, views: readonly HunkView[]): number {
+function shownColumns(model: monaco.editor.ITextModel, line: number, removed: ReadonlyMap<number, number>): number {
   const tabSize = model.getOptions().tabSize;
   let columns = 0;
   for (const ch of model.getLineContent(line)) columns = ch === '\t' ? columns + tabSize - (columns % tabSize) : columns + 1;
+  return columns + (removed.get(line) ?? 0);
+}
+
+/** The columns of removed one-line text shown inline, per line: once per render, not per hunk. */
+function removedColumnsByLine(model: monaco.editor.ITextModel, views: readonly HunkView[]): Map<number, number> {
+  const byLine = new Map<number, number>();
   for (const view of views) {
     const at = removedDisplayIndex(view);
-    if (at !== null && !view.record.original.includes('\n') && model.getPositionAt(at).lineNumber === line) columns += view.record.original.length;
+    if (at === null || view.record.original.includes('\n')) continue;
+    const line = model.getPositionAt(at).lineNumber;
+    byLine.set(line, (byLine.get(line) ?? 0) + view.record.original.length);
   }
-  return columns;
+  return byLine;
 }

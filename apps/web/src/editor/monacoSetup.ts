@@ -1,5 +1,4 @@
 import * as monaco from 'monaco-editor';
-import { isCancellationError } from 'monaco-editor/base/common/errors';
 import CssWorker from 'monaco-editor/language/css/css.worker?worker';
 import HtmlWorker from 'monaco-editor/language/html/html.worker?worker';
 import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
@@ -84,15 +83,6 @@ monaco.editor.onDidCreateModel((model) => {
       // then takes every model there is when it starts.
       .catch((reason: unknown) => console.debug('Flint: the TypeScript worker is not running yet; it will read these files when it starts', uris.map(String), reason));
   });
-});
-
-// Monaco's own async reactions cancel themselves with a CancellationError that nothing catches
-// (the inline-completion controller's screen-reader announcement awaits `timeout(50, token)` and
-// is cancelled whenever the ghost text changes within 50 ms: during Ctrl-K streams and as people
-// type). VS Code's workbench drops these; the standalone editor lets them reach the page as
-// uncaught errors. Drop exactly those; any other rejection is still reported.
-window.addEventListener('unhandledrejection', (event) => {
-  if (isCancellationError(event.reason)) event.preventDefault();
 });
 
 // Check only the file on screen: markers of hidden files are never shown, and every check of

@@ -34,7 +34,7 @@ interface SearchState {
   replacing: boolean;
 }
 
-export const emptyQuery: SearchQuery = { pattern: '', regex: false, matchCase: false, wholeWord: false, include: '', exclude: '' };
+const emptyQuery: SearchQuery = { pattern: '', regex: false, matchCase: false, wholeWord: false, include: '', exclude: '' };
 
 export const useSearch = create<SearchState>(() => ({
   open: false,

@@ -492,7 +492,7 @@ async function reviewFileOp(turnId: string, opId: string | undefined, action: 'a
 }
 
 /** The turn's pending file operations (on `fileId`, if given), in the order they were made. */
-export function fileOpsOf(turnId: string, fileId?: string): ThreadFileOp[] {
+function fileOpsOf(turnId: string, fileId?: string): ThreadFileOp[] {
   const doc = requireClient().getDoc(THREAD_DOC_ID)?.doc;
   if (!doc) return [];
   const touches = (op: ThreadFileOp) => fileId === undefined || op.entries.some(([, entry]) => entry.kind === 'file' && entry.fileId === fileId);

@@ -108,16 +108,25 @@ function restoreTabs(): boolean {
   return true;
 }
 
+let stopRememberingTabs: (() => void) | null = null;
+
 /** Keeps the open tabs (by path: ids are the gateway's, paths are what a person recognises) for the next load. */
 function rememberTabs(): void {
   const workspaceId = useConnection.getState().workspaceId;
   if (workspaceId === null) return;
+  let saved = '';
   const save = (state: WorkspaceState) => {
     const tabs = state.tabs.map((id) => state.pathById.get(id)).filter((p): p is string => p !== undefined);
-    saveLayout(workspaceId, { tabs, active: selectActivePath(state) });
+    const layout = { tabs, active: selectActivePath(state) };
+    // pathById is rebuilt on every change of the tree: write only when the tabs changed.
+    const json = JSON.stringify(layout);
+    if (json === saved) return;
+    saved = json;
+    saveLayout(workspaceId, layout);
   };
   save(useWorkspace.getState());
-  useWorkspace.subscribe((state, previous) => {
+  stopRememberingTabs?.();
+  stopRememberingTabs = useWorkspace.subscribe((state, previous) => {
     if (state.tabs !== previous.tabs || state.activeFileId !== previous.activeFileId || state.pathById !== previous.pathById) save(state);
   });
 }
