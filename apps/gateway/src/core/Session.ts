@@ -66,6 +66,8 @@ export class Session implements Connection, RoomSession {
   private readonly waiting = new Map<LiveDoc, Uint8Array[]>();
   private waitingBytes = 0;
   private shownAs: PeerUser | null = null;
+  /** The user object the tab last announced, as JSON (`presentAs` stamps each new one once). */
+  private lastAnnounced = '';
   /** The colour the tab last asked for (the one shown may differ: [P13]). */
   private colorAsked: string | null = null;
 
@@ -444,6 +446,10 @@ export class Session implements Connection, RoomSession {
    * flag, and never a name a session of another link shows as (no posing as someone present).
    */
   private presentAs(announced: unknown, room: Room): PeerUser {
+    // A cursor moves many times a second with the same user: stamped once per announcement.
+    const asked = JSON.stringify(announced);
+    if (this.shownAs && asked === this.lastAnnounced && this.shownAs.role === (this.role ?? 'viewer')) return this.shownAs;
+    this.lastAnnounced = asked;
     const role = this.role ?? 'viewer';
     const taken = (name: string) => {
       const key = nameKey(name);

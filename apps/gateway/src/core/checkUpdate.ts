@@ -17,7 +17,7 @@ export type RootSchema =
    * A map of plain values; `accepts` says which entries are well-formed, given the entry the
    * document holds under that key now (undefined: none).
    */
-  | { kind: 'map'; accepts: (key: string, value: unknown, existing: unknown) => boolean };
+  | { kind: 'map'; accepts: (key: string, value: unknown, existing: unknown, stateOf: (client: number) => number) => boolean };
 
 /**
  * The verdict on an update before any of it is applied:
@@ -302,7 +302,8 @@ class UpdatePlacer {
     if (place.sub === null) return refuse('invalid', 'a list item in a map');
     if (item.rightOrigin !== null) return refuse('invalid', 'a map entry with a right neighbour');
     if (!(content instanceof Y.ContentAny) || content.arr.length !== 1) return refuse('invalid', 'a map entry that is not one plain value');
-    return root.accepts(place.sub, content.arr[0], this.entryOf(place.root, place.sub)) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
+    const stateOf = (client: number) => Y.getState(this.doc.store, client);
+    return root.accepts(place.sub, content.arr[0], this.entryOf(place.root, place.sub), stateOf) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
   }
 
   /** The value a root map holds under `key` now, read without creating the root. */
@@ -363,12 +364,21 @@ export const FILE_DOC_SCHEMA: DocSchema = {
 export const FILE_DOC_PARTICIPANT_SCHEMA: DocSchema = {
   roots: new Map<string, RootSchema>([
     [FILE_TEXT_KEY, { kind: 'text' }],
-    [HUNKS_KEY, { kind: 'map', accepts: (_key, value, existing) => isHunkRecord(value) && isHunkRecord(existing) && sameHunk(existing, value) }],
+    [HUNKS_KEY, { kind: 'map', accepts: (_key, value, existing, stateOf) => isHunkRecord(value) && isHunkRecord(existing) && sameHunk(existing, value, stateOf) }],
   ]),
 };
 
-const sameHunk = (before: HunkRecord, after: HunkRecord): boolean =>
-  before.turnId === after.turnId && before.agentClient === after.agentClient && before.insertedFrom === after.insertedFrom;
+function sameHunk(before: HunkRecord, after: HunkRecord, stateOf: (client: number) => number): boolean {
+  if (before.turnId !== after.turnId || before.agentClient !== after.agentClient || before.insertedFrom !== after.insertedFrom) return false;
+  // `restored` is text a reject put back, which a later reject of this hunk deletes: it grows only
+  // with characters the same update writes — never someone's text already there — and shrinks
+  // back (the reviewer's undo) only to what it was.
+  const was = before.restored ?? [];
+  const now = after.restored ?? [];
+  const kept = Math.min(was.length, now.length);
+  for (let i = 0; i < kept; i++) if (JSON.stringify(was[i]) !== JSON.stringify(now[i])) return false;
+  return now.slice(kept).every((run) => run.clock >= stateOf(run.client));
+}
 
 /** The index: only the gateway writes it, so this only guards what is loaded back. */
 export const INDEX_DOC_SCHEMA: DocSchema = {

@@ -324,6 +324,22 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     void honestStillWork;
   });
 
+  it('[P22] a reviewer cannot mark someone\'s existing text as restored by a reject (a later reject would delete it)', () => {
+    const { h, fileId, alice, aliceText, bob, ws } = room();
+    aliceText.insert(0, 'const keep = 1;\n');
+    h.flush();
+    const server = h.gateway.document(ws.workspaceId, fileId)!;
+    const restoreAt = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(server.getText(FILE_TEXT_KEY), 0));
+    server.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: '', restoreAt, status: 'pending', seq: 0 }); // the agent's
+    h.flush();
+    const bobDoc = bob.openDoc(fileId).doc;
+    const record = bobDoc.getMap(HUNKS_KEY).get('h1') as Record<string, unknown>;
+    bobDoc.getMap(HUNKS_KEY).set('h1', { ...record, restored: [{ client: alice.openDoc(fileId).doc.clientID, clock: 0, length: 5 }] });
+    h.flush();
+    expect(bob.status.kind).toBe('closed');
+    expect((server.getMap(HUNKS_KEY).get('h1') as { restored?: unknown }).restored).toBeUndefined();
+  });
+
   it('[P13] a session cycling through client ids (set, remove, set new ones) reaches no tab past a bound, and tabs forget removed ids', () => {
     const { h, viewer, fileId, alice, honestStillWork, raw } = room();
     const pair = raw(viewer.token);

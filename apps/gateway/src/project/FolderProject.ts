@@ -9,8 +9,6 @@ export interface FolderProject {
   readonly root: string;
   /** Why `path` may not be written (ignored, git's, the gateway's data, behind a link), or null (DESIGN §11.3). */
   outsideWorkspace(path: string): string | null;
-  /** Writes a file that is not text (an uploaded image); the tree shows it as binary. */
-  writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }>;
   /**
    * Writes uploaded files (a zip holds disk bytes) and brings them into the workspace as the
    * watcher brings any file written on disk: decoded the same way (BOM, line endings kept for the

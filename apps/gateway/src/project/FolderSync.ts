@@ -468,16 +468,6 @@ export class FolderSync implements FolderProject {
     return this.disk.outsideWorkspace(normalizePath(path));
   }
 
-  async writeBinary(path: string, bytes: Uint8Array): Promise<{ ok: true } | { ok: false; message: string }> {
-    const normalized = normalizePath(path);
-    if (validatePath(normalized) || this.disk.ignored(normalized)) return { ok: false, message: `"${path}" cannot be written in this folder.` };
-    await this.enqueue(async () => {
-      await this.disk.write(this.spelling.onDisk(normalized), bytes);
-      await this.fromDisk(normalized);
-    });
-    return { ok: true };
-  }
-
   async writeFiles(files: ReadonlyArray<{ path: string; bytes: Uint8Array }>): Promise<WrittenFile[]> {
     const outcomes: WrittenFile[] = [];
     await this.enqueue(async () => {

@@ -65,17 +65,6 @@ class TempFolderProject implements FolderProject {
     return full.startsWith(this.root + sep) ? full : null;
   }
 
-  async writeBinary(path: string, bytes: Uint8Array) {
-    const full = this.inside(path);
-    if (!full) return { ok: false as const, message: 'outside the folder' };
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, bytes);
-    const held = this.owner.holdRoom(this.workspaceId)!;
-    if (!held.room.entries.has(path)) held.room.createBinaryFile(path, bytes.byteLength);
-    held.release();
-    return { ok: true as const };
-  }
-
   /** Bytes to disk, then into the tree: text as the watcher decodes it, binary files as entries. */
   async writeFiles(files: ReadonlyArray<{ path: string; bytes: Uint8Array }>) {
     const outcomes: WrittenFile[] = [];

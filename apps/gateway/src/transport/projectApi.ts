@@ -474,8 +474,9 @@ function replaceText(room: Room, fileId: string, path: string, text: string): Ou
       doc.delete(0, doc.length);
       doc.insert(0, text);
     }, GATEWAY_ORIGIN);
-    // The replaced text is history: compacted away, it does not count against the document's limit.
-    if (live.wouldExceedLimit(0)) live.compact();
+    // The replaced text is history: compacted away (wouldExceedLimit compacts a doc near its
+    // limit, and a store that fails only leaves it for later), it does not count against it.
+    live.wouldExceedLimit(0);
   }
   if (!loaded) room.releaseDoc(fileId);
   return { path, created: false };

@@ -13,6 +13,8 @@ const previewLead = 40;
 /** A replace's changes, one per file, kept so that its session can undo them ([P37]). */
 interface DoneReplace {
   managers: Y.UndoManager[];
+  /** Docs no one had open, kept loaded for the undo; freed when the replace is forgotten. */
+  held: Array<{ room: Room; fileId: string }>;
 }
 
 type LineEdit = { index: number; was: string; text: string };
@@ -85,6 +87,7 @@ export class WorkspaceSearch {
     const done = this.lastReplace.get(session);
     if (!done) return;
     for (const manager of done.managers) manager.destroy();
+    for (const { room, fileId } of done.held) room.releaseDoc(fileId);
     this.lastReplace.delete(session);
   }
 
@@ -120,7 +123,7 @@ export class WorkspaceSearch {
    */
   private async replace(message: Extract<SearchRequest, { type: 'search.replace' }>, session: object, matcher: LineMatcher, room: Room, signal: AbortSignal): Promise<SearchAnswer> {
     this.forget(session);
-    const done: DoneReplace = { managers: [] };
+    const done: DoneReplace = { managers: [], held: [] };
     const wanted = new Set(message.fileIds);
     const paths = this.paths(room, message.query).filter(([, fileId]) => wanted.has(fileId));
     let files = 0;
@@ -143,7 +146,8 @@ export class WorkspaceSearch {
           files++;
           done.managers.push(manager);
           // Kept loaded while the replace can be undone: a freed doc would take its undo with it.
-          this.wasLoaded.get(room)?.delete(room.fileIdAt(path) ?? '');
+          const fileId = room.fileIdAt(path) ?? '';
+          if (this.wasLoaded.get(room)?.delete(fileId)) done.held.push({ room, fileId });
         } else this.release(room, path);
       },
     );

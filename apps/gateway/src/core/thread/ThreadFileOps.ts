@@ -40,7 +40,10 @@ export class ThreadFileOps {
     return { ok: true };
   }
 
-  /** Takes a file or folder out of the tree; its docs stay stored until the deletion is accepted or forgotten. */
+  /**
+   * Takes a file or folder out of the tree; its docs stay stored, so a reject can restore them.
+   * (Nothing deletes them later yet: an accepted delete keeps its stored doc.)
+   */
   remove(turnId: string, path: string): Result {
     const removed = this.room.removeKeepingDocs(path);
     if (!removed.ok) return removed;
