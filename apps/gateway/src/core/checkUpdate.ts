@@ -1,4 +1,4 @@
-import { isHunkRecord, HUNKS_KEY, type HunkRecord } from '@flint/change-set';
+import { isHunkRecord, HUNKS_KEY, type HunkRecord, type IdRun } from '@flint/change-set';
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY } from '@flint/protocol';
 import * as Y from 'yjs';
 
@@ -17,7 +17,10 @@ export type RootSchema =
    * A map of plain values; `accepts` says which entries are well-formed, given the entry the
    * document holds under that key now (undefined: none).
    */
-  | { kind: 'map'; accepts: (key: string, value: unknown, existing: unknown, stateOf: (client: number) => number) => boolean };
+  | { kind: 'map'; accepts: (key: string, value: unknown, existing: unknown, fresh: FreshClocks) => boolean };
+
+/** Whether the clocks [clock, clock + length) of a client are written by the update being checked. */
+export type FreshClocks = (client: number, clock: number, length: number) => boolean;
 
 /**
  * The verdict on an update before any of it is applied:
@@ -75,7 +78,11 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, schema: DocSchema): 
     if (!list) byClient.set(struct.id.client, (list = []));
     list.push(struct);
   }
-  const reader = new UpdatePlacer(doc, schema);
+  const ends = new Map<number, number>();
+  for (const struct of decoded.structs) {
+    if (!(struct instanceof Y.Skip)) ends.set(struct.id.client, Math.max(ends.get(struct.id.client) ?? 0, struct.id.clock + struct.length));
+  }
+  const reader = new UpdatePlacer(ends, doc, schema);
   const failure = reader.integrate(byClient);
   if (failure) return failure;
   for (const [client, ranges] of decoded.ds.clients) {
@@ -182,9 +189,15 @@ class UpdatePlacer {
   private readonly knownClocks = new Map<number, number>();
 
   constructor(
+    /** Where each client's structs in the update end. */
+    private readonly ends: ReadonlyMap<number, number>,
     private readonly doc: Y.Doc,
     private readonly schema: DocSchema,
   ) {}
+
+  /** Clocks of the update's own structs: past what the doc holds, up to where the update ends. */
+  private readonly fresh: FreshClocks = (client, clock, length) =>
+    clock >= Y.getState(this.doc.store, client) && clock + length <= (this.ends.get(client) ?? 0);
 
   /** The clients this update writes new structs for. */
   writers(): number[] {
@@ -302,8 +315,7 @@ class UpdatePlacer {
     if (place.sub === null) return refuse('invalid', 'a list item in a map');
     if (item.rightOrigin !== null) return refuse('invalid', 'a map entry with a right neighbour');
     if (!(content instanceof Y.ContentAny) || content.arr.length !== 1) return refuse('invalid', 'a map entry that is not one plain value');
-    const stateOf = (client: number) => Y.getState(this.doc.store, client);
-    return root.accepts(place.sub, content.arr[0], this.entryOf(place.root, place.sub), stateOf) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
+    return root.accepts(place.sub, content.arr[0], this.entryOf(place.root, place.sub), this.fresh) ? null : refuse('invalid', `a malformed "${place.root}" entry`);
   }
 
   /** The value a root map holds under `key` now, read without creating the root. */
@@ -364,20 +376,29 @@ export const FILE_DOC_SCHEMA: DocSchema = {
 export const FILE_DOC_PARTICIPANT_SCHEMA: DocSchema = {
   roots: new Map<string, RootSchema>([
     [FILE_TEXT_KEY, { kind: 'text' }],
-    [HUNKS_KEY, { kind: 'map', accepts: (_key, value, existing, stateOf) => isHunkRecord(value) && isHunkRecord(existing) && sameHunk(existing, value, stateOf) }],
+    [HUNKS_KEY, { kind: 'map', accepts: (_key, value, existing, fresh) => isHunkRecord(value) && isHunkRecord(existing) && sameHunk(existing, value, fresh) }],
   ]),
 };
 
-function sameHunk(before: HunkRecord, after: HunkRecord, stateOf: (client: number) => number): boolean {
+/**
+ * What a reviewer's update may change in a hunk record. `restored` (text a reject put back,
+ * which a later reject of this hunk deletes) and `removed` (the characters a reject puts back)
+ * change only with characters that same update writes: a reject's re-inserted text. Anything
+ * else already in the doc — someone's typing, text they deleted — could be named there to have
+ * a later reject delete or resurrect it. Either may also go back to what it was (an undo).
+ */
+function sameHunk(before: HunkRecord, after: HunkRecord, fresh: FreshClocks): boolean {
   if (before.turnId !== after.turnId || before.agentClient !== after.agentClient || before.insertedFrom !== after.insertedFrom) return false;
-  // `restored` is text a reject put back, which a later reject of this hunk deletes: it grows only
-  // with characters the same update writes — never someone's text already there — and shrinks
-  // back (the reviewer's undo) only to what it was.
-  const was = before.restored ?? [];
-  const now = after.restored ?? [];
-  const kept = Math.min(was.length, now.length);
-  for (let i = 0; i < kept; i++) if (JSON.stringify(was[i]) !== JSON.stringify(now[i])) return false;
-  return now.slice(kept).every((run) => run.clock >= stateOf(run.client));
+  if (before.original !== after.original) return false;
+  return onlyFreshAdded(before.restored ?? [], after.restored ?? [], fresh) && onlyFreshAdded(before.removed ?? [], after.removed ?? [], fresh);
+}
+
+/** Every character of `now` is one `was` had, or one the update writes. */
+function onlyFreshAdded(was: readonly IdRun[], now: readonly IdRun[], fresh: FreshClocks): boolean {
+  if (JSON.stringify(was) === JSON.stringify(now)) return true;
+  const had = new Set<string>();
+  for (const run of was) for (let i = 0; i < run.length; i++) had.add(`${run.client}:${run.clock + i}`);
+  return now.every((run) => fresh(run.client, run.clock, run.length) || Array.from({ length: run.length }, (_, i) => had.has(`${run.client}:${run.clock + i}`)).every(Boolean));
 }
 
 /** The index: only the gateway writes it, so this only guards what is loaded back. */

@@ -340,6 +340,39 @@ describe('hostile peers: nothing one participant sends breaks another or a docum
     expect((server.getMap(HUNKS_KEY).get('h1') as { restored?: unknown }).restored).toBeUndefined();
   });
 
+  it('[P22] nor mark the owner\'s next characters as restored, nor point a hunk\'s removed text at what she deleted', () => {
+    const { h, fileId, alice, aliceText, bob, ws } = room();
+    const server = h.gateway.document(ws.workspaceId, fileId)!;
+    aliceText.insert(0, 'if (debug) bypass();\n');
+    h.flush();
+    const aliceClient = alice.openDoc(fileId).doc.clientID;
+    const deleted = { client: aliceClient, clock: 0, length: 'if (debug) bypass();\n'.length };
+    aliceText.delete(0, deleted.length);
+    h.flush();
+    const restoreAt = Y.relativePositionToJSON(Y.createRelativePositionFromTypeIndex(server.getText(FILE_TEXT_KEY), 0));
+    server.getMap(HUNKS_KEY).set('h1', { turnId: 't', agentClient: 7, insertedFrom: 0, insertedTo: 0, original: '', restoreAt, status: 'pending', seq: 0 }); // the agent's
+    h.flush();
+    const bobMap = bob.openDoc(fileId).doc.getMap(HUNKS_KEY);
+    const record = bobMap.get('h1') as Record<string, unknown>;
+    bobMap.set('h1', { ...record, restored: [{ client: aliceClient, clock: Y.getState(server.store, aliceClient), length: 1000 }] });
+    h.flush();
+    expect(bob.status.kind).toBe('closed');
+    const carol = h.client(ws.workspaceId, h.gateway.links.create(ws.workspaceId, 'editor', 'Carol', null).token);
+    h.flush();
+    const carolMap = carol.openDoc(fileId).doc.getMap(HUNKS_KEY);
+    h.flush();
+    carolMap.set('h1', { ...(carolMap.get('h1') as object), original: 'if (debug) bypass();\n', removed: [deleted] });
+    h.flush();
+    expect(carol.status.kind).toBe('closed');
+    aliceText.insert(aliceText.length, 'const allowed = checkAuth(user);\n');
+    h.flush();
+    alice.review(fileId, { turnId: 't' }, 'reject');
+    h.flush();
+    expect(server.getText(FILE_TEXT_KEY).toString()).toBe(aliceText.toString());
+    expect(aliceText.toString()).toContain('checkAuth');
+    expect(aliceText.toString()).not.toContain('bypass');
+  });
+
   it('[P13] a session cycling through client ids (set, remove, set new ones) reaches no tab past a bound, and tabs forget removed ids', () => {
     const { h, viewer, fileId, alice, honestStillWork, raw } = room();
     const pair = raw(viewer.token);
