@@ -81,6 +81,8 @@ export class LiveDoc {
    * Yjs client ids a tab showed as its own (its cursor in this doc) and wrote with: the link it
    * belongs to. Another link writing under such an id would take over that person's next clocks,
    * and Yjs would drop that person's own edits with them (offline work, lost from the store).
+   * Stored, so a claim outlives this doc's unload, a restart, and holds on every gateway; this
+   * map holds the claims read or made here.
    */
   private readonly claims = new Map<number, string>();
   /** A failed compaction waits to be retried. */
@@ -168,8 +170,8 @@ export class LiveDoc {
     if (!check.ok) return check;
     const linkId = (origin as Partial<Subscriber> | null)?.linkId;
     for (const client of check.writers ?? []) {
-      const claimed = this.claims.get(client);
-      if (claimed !== undefined && claimed !== linkId) return { ok: false, kind: 'foreign', reason: `it writes as client ${client}, another participant's` };
+      const claimed = this.claimOf(client);
+      if (claimed !== null && claimed !== linkId) return { ok: false, kind: 'foreign', reason: `it writes as client ${client}, another participant's` };
     }
     if (check.trial.length > 0) {
       // Items whose neighbours come in the same update (a catch-up after being offline): only
@@ -186,7 +188,11 @@ export class LiveDoc {
     }
     Y.applyUpdate(this.doc, update, origin);
     if (linkId !== undefined) {
-      for (const client of check.writers ?? []) if (this.awareness.ownerOf(client) === origin) this.claims.set(client, linkId);
+      for (const client of check.writers ?? []) {
+        if (this.claims.has(client) || this.awareness.ownerOf(client) !== origin) continue;
+        this.ctx.store.claimClient(this.docKey, client, linkId);
+        this.claims.set(client, linkId);
+      }
     }
     const store = this.doc.store;
     if (store.pendingStructs !== null || store.pendingDs !== null) {
@@ -197,6 +203,15 @@ export class LiveDoc {
       this.ctx.log('error', 'an accepted update left structs pending; dropped them', { docKey: this.docKey });
     }
     return check;
+  }
+
+  /** The link that claimed a client id, read from the store once; null while unclaimed (asked again). */
+  private claimOf(client: number): string | null {
+    const known = this.claims.get(client);
+    if (known !== undefined) return known;
+    const stored = this.ctx.store.clientOwner(this.docKey, client);
+    if (stored !== null) this.claims.set(client, stored);
+    return stored;
   }
 
   /**

@@ -166,6 +166,14 @@ export class PostgresStore implements Store {
     this.call('deleteDoc', [docKey]);
   }
 
+  clientOwner(docKey: string, client: number): string | null {
+    return this.call('clientOwner', [docKey, client]) as string | null;
+  }
+
+  claimClient(docKey: string, client: number, linkId: string): void {
+    this.call('claimClient', [docKey, client, linkId]);
+  }
+
   setAsideUpdates(docKey: string, updates: Uint8Array[], reason: string, merged: Uint8Array, at: number): void {
     this.call('setAsideUpdates', [docKey, updates.map(ownBuffer), reason, ownBuffer(merged), at]);
   }

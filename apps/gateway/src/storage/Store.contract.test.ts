@@ -145,6 +145,24 @@ describe.each(implementations)('Store contract: %s', (_name, make) => {
     }
   });
 
+  it('keeps the first claim of a Yjs client id per document, across a reopen, until the document is deleted', () => {
+    const { store, reopen } = make();
+    expect(store.clientOwner('w1/d', 4_000_000_000)).toBeNull();
+    store.claimClient('w1/d', 4_000_000_000, 'link-a');
+    store.claimClient('w1/d', 4_000_000_000, 'link-b'); // a second claim does not take it over
+    store.claimClient('w1/other', 4_000_000_000, 'link-b');
+    expect(store.clientOwner('w1/d', 4_000_000_000)).toBe('link-a');
+    expect(store.clientOwner('w1/other', 4_000_000_000)).toBe('link-b');
+    store.compactDoc('w1/d', Y.encodeStateAsUpdate(new Y.Doc()));
+    expect(store.clientOwner('w1/d', 4_000_000_000)).toBe('link-a');
+    const again = reopen ? (store.close(), reopen()) : store;
+    expect(again.clientOwner('w1/d', 4_000_000_000)).toBe('link-a');
+    again.deleteDoc('w1/d');
+    expect(again.clientOwner('w1/d', 4_000_000_000)).toBeNull();
+    expect(again.clientOwner('w1/other', 4_000_000_000)).toBe('link-b');
+    again.close();
+  });
+
   it('sets aside updates that cannot be applied, keeping them out of the document', () => {
     const { store, reopen } = make();
     const { doc, insert } = editor();
