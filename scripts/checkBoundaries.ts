@@ -10,6 +10,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const roots = ['packages', 'apps'].flatMap((dir) =>
   readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'src')).filter(existsSync),
 );
+/** Hosts of the gateway outside it: they reach it through its package entries only. */
+const hosts = ['bench', 'e2e'].map((dir) => join(root, dir));
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,6 +35,8 @@ function importsOf(source: string): Array<{ specifier: string; typeOnly: boolean
 
 interface Rule {
   applies: (file: string) => boolean;
+  /** Type-only imports count too (a boundary of names, not only of load order). */
+  types?: boolean;
   check: (specifier: string, source: string) => string | null;
 }
 
@@ -64,6 +68,13 @@ const rules: Rule[] = [
         : null,
   },
   {
+    // bench/ and e2e/ compose the gateway through its public face (src/index.ts, `@flint/gateway`)
+    // and its documented test entry (`@flint/gateway/testing`), never its internals.
+    applies: (f) => /^(bench|e2e)\//.test(rel(f)),
+    types: true,
+    check: (s) => (/(^|\/)apps\/gateway\/src\//.test(s) ? `reaches into the gateway ("${s}"): import @flint/gateway or @flint/gateway/testing` : null),
+  },
+  {
     // React components use packages/client through stores and hooks, never the wire.
     applies: (f) => rel(f).startsWith('apps/web/src/components/'),
     check: (s) => (['@flint/client', 'y-protocols/sync', 'ws'].includes(s) ? `a component imports "${s}"` : null),
@@ -92,13 +103,13 @@ function resolveImport(from: string, specifier: string): string | null {
   return null;
 }
 
-for (const file of roots.flatMap(walk)) {
+for (const file of [...roots, ...hosts].flatMap(walk)) {
   const source = readFileSync(file, 'utf8');
   const edges: string[] = [];
   for (const { specifier, typeOnly } of importsOf(source)) {
     for (const rule of rules) {
       // Types vanish at runtime: a component may name a client type without using the wire.
-      if (!rule.applies(file) || typeOnly) continue;
+      if (!rule.applies(file) || (typeOnly && !rule.types)) continue;
       const problem = rule.check(specifier, source);
       if (problem) problems.push(`${rel(file)}: ${problem}`);
     }

@@ -8,3 +8,4 @@ export * from './fakeProviders';
 export * from './wireFuzz';
 export * from './services';
 export * from './agentText';
+export * from './tls/testCertificate';
