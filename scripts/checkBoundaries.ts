@@ -41,7 +41,7 @@ interface Rule {
 }
 
 const rel = (file: string) => relative(root, file);
-const isTest = (file: string) => /\.test\.tsx?$|testHarness\.ts$/.test(file);
+const isTest = (file: string) => /\.test\.tsx?$|testHarness\.ts$|rejectAllWorld\.ts$/.test(file);
 const nodeBuiltin = (s: string) => s.startsWith('node:') || ['fs', 'path', 'http', 'https', 'net', 'crypto', 'os', 'child_process'].includes(s);
 
 const rules: Rule[] = [
@@ -68,6 +68,19 @@ const rules: Rule[] = [
         : null,
   },
   {
+    // Ports (core/ports/) are declared for the core; adapters implement them. Core never names an
+    // adapter, not even a type: storage, models, project, cluster and transport depend on core.
+    applies: (f) => rel(f).startsWith('apps/gateway/src/core/') && !isTest(f),
+    types: true,
+    check: (s) => (/^(\.\.\/)+(storage|models|project|cluster|transport)\//.test(s) ? `gateway core imports the adapter "${s}" (name a port in core/ports/)` : null),
+  },
+  {
+    // A port names only other ports and the protocol's types.
+    applies: (f) => rel(f).startsWith('apps/gateway/src/core/ports/'),
+    types: true,
+    check: (s) => (s.startsWith('./') || s === '@flint/protocol' ? null : `a port imports "${s}"`),
+  },
+  {
     // bench/ and e2e/ compose the gateway through its public face (src/index.ts, `@flint/gateway`)
     // and its documented test entry (`@flint/gateway/testing`), never its internals.
     applies: (f) => /^(bench|e2e)\//.test(rel(f)),
@@ -86,6 +99,11 @@ const sourceRules: Array<{ applies: (file: string) => boolean; pattern: RegExp; 
     applies: (f) => rel(f).startsWith('apps/gateway/src/core/') && !isTest(f) && !f.endsWith('/Clock.ts'),
     pattern: /process\.env|(?<![.\w])set(Timeout|Interval)\(/,
     message: 'gateway core reads process.env or uses global timers (inject a Clock)',
+  },
+  {
+    applies: (f) => rel(f).startsWith('apps/gateway/src/core/') && !isTest(f),
+    pattern: /\b(randomBytes|randomUUID|randomInt|getRandomValues)\(|Math\.random\(/,
+    message: 'gateway core makes its own randomness (inject a Random: core/ports/Random.ts)',
   },
 ];
 

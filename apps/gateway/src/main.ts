@@ -13,7 +13,6 @@ import {
   editByInfill,
   EmbeddedProvider,
   FolderSync,
-  generateId,
   linkUrl,
   loadProviderConfig,
   NodeDisk,
@@ -25,6 +24,7 @@ import {
   SqliteStore,
   startServer,
   systemClock,
+  systemRandom,
   type Log,
   type ModelRouter,
   type Readiness,
@@ -149,7 +149,7 @@ const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
 const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
-const gatewayId = generateId('g');
+const gatewayId = systemRandom.id('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const gateway = createGateway(config, { store, clock: systemClock, log, models: models.router, bus, limits });

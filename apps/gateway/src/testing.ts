@@ -6,7 +6,7 @@
 export { ChatChunkReader } from './models/chatChunk';
 export { sseDecoder } from './models/ProviderHttp';
 export { TextRun } from './models/TextRun';
-export { fimTemplate } from './models/fim/fimTemplates';
+export { fimTemplate } from './core/complete/fimTemplates';
 export { buildCompletionContext, type CompletionContext } from './core/complete/completionPrompt';
 export { runTool } from './core/thread/threadTools';
 export { createStaticHandler } from './transport/staticFiles';

@@ -1,7 +1,7 @@
 /** Which close code a hello gets for a workspace that does not exist ([P7]). */
 import { CloseCode, describeClose } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
-import { generateId } from './linkTokens';
+import { generateId } from '../transport/systemRandom';
 import { Harness, hello } from './testHarness';
 
 describe('hello for a workspace', () => {

@@ -2,7 +2,7 @@ import type { FlintClient } from '@flint/client';
 import { CloseCode, shouldReconnect } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../storage/SqliteStore';
-import { StoreError, type Store } from '../storage/Store';
+import { StoreError, type Store } from './ports/Store';
 import { fileIdOf, Harness, hello, textOf } from './testHarness';
 
 /**

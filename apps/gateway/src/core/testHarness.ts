@@ -6,10 +6,11 @@ import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
-import type { Store } from '../storage/Store';
-import type { Clock, TimerHandle } from './Clock';
+import { systemRandom } from '../transport/systemRandom';
+import type { Store } from './ports/Store';
+import type { Clock, TimerHandle } from './ports/Clock';
 import { Gateway } from './Gateway';
-import type { ClusterBus } from './cluster/ClusterBus';
+import type { ClusterBus } from './ports/ClusterBus';
 import type { ModelRouter } from './agent/ModelRouter';
 import type { GatewayConfig } from './GatewayConfig';
 
@@ -69,7 +70,7 @@ export class Harness {
     private readonly makeBus?: () => ClusterBus,
   ) {
     this.processClock = new ProcessClock(clock);
-    this.gateway = new Gateway({ store, clock: this.processClock, config, models, bus: makeBus?.() });
+    this.gateway = new Gateway({ store, clock: this.processClock, random: systemRandom, config, models, bus: makeBus?.() });
   }
 
   /** Replaces the gateway by a fresh one on `store` (a restart), dropping every connection. */
@@ -79,7 +80,7 @@ export class Harness {
     this.processClock.kill();
     this.processClock = new ProcessClock(this.clock);
     this.store = store;
-    this.gateway = new Gateway({ store, clock: this.processClock, config: this.config, models: this.models, bus: this.makeBus?.() });
+    this.gateway = new Gateway({ store, clock: this.processClock, random: systemRandom, config: this.config, models: this.models, bus: this.makeBus?.() });
   }
 
   /** Opens a raw socket to the gateway, for hand-written clients. */

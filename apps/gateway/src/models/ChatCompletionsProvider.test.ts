@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { ProviderError, type ModelRequest } from './ModelProvider';
+import { ProviderError, type ModelRequest } from '../core/ports/ModelProvider';
 import { collectEvents, expectWellOrdered, toolCallsOf } from './providerContract';
 
 const request: ModelRequest = {

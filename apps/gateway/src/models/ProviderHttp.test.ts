@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectProxy, FakeOpenAIServer, defaultFakeText, testCertificate } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { ProviderError, type ModelProvider, type ModelRequest } from './ModelProvider';
+import { ProviderError, type ModelProvider, type ModelRequest } from '../core/ports/ModelProvider';
 import { collectEvents } from './providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelProvider } from './ModelProvider';
+import type { ModelProvider } from '../core/ports/ModelProvider';
 import { collectEvents } from './providerContract';
 import { createProviders, describeProviderConfig, loadProviderConfig, openAIBaseUrl, ProviderConfigError } from './providerConfig';
 

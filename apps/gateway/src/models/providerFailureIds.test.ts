@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer, fakeFaults, type FakeFault } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import type { ModelRequest } from './ModelProvider';
+import type { ModelRequest } from '../core/ports/ModelProvider';
 import { collectEvents } from './providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 

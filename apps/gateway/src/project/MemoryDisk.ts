@@ -1,4 +1,5 @@
-import { contentDigest, type Disk, type DiskEvent } from './Disk';
+import type { Disk, DiskEvent } from '../core/ports/Disk';
+import { contentDigest } from './NodeDisk';
 
 /**
  * A folder in memory, for FolderSync's tests: its watcher reports changes only when the test

@@ -8,7 +8,7 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileIdOf, textOf } from '../core/testHarness';
-import type { DiskEvent } from './Disk';
+import type { DiskEvent } from '../core/ports/Disk';
 import { git, readText, RealFolders, until } from './realFolder';
 
 const folders = new RealFolders();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileIdOf, Harness, textOf } from '../core/testHarness';
-import { NodeDisk } from './Disk';
+import { NodeDisk } from './NodeDisk';
 import { FolderSync } from './FolderSync';
 
 const folders: string[] = [];

@@ -9,7 +9,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileIdOf, textOf } from '../core/testHarness';
-import type { DiskEvent } from './Disk';
+import type { DiskEvent } from '../core/ports/Disk';
 import { maxTextBytes } from './fileText';
 import { readText, RealFolders, until } from './realFolder';
 

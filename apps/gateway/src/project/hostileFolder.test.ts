@@ -18,7 +18,8 @@ import { fileIdOf, Harness, textOf } from '../core/testHarness';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from '../transport/httpServer';
 import { systemClock } from '../transport/systemClock';
-import { NodeDisk, type NodeDiskOptions } from './Disk';
+import { systemRandom } from '../transport/systemRandom';
+import { NodeDisk, type NodeDiskOptions } from './NodeDisk';
 import type { FolderProject } from './FolderProject';
 import { FolderSync } from './FolderSync';
 
@@ -332,7 +333,7 @@ describe('ignored paths, git and the gateway\'s data are outside the workspace',
 
   it('a zip upload skips them with the reason and writes nothing there', async () => {
     const root = folder({ '.gitignore': '.env\n', '.env': 'API_KEY=1\n', 'a.txt': 'a\n' });
-    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
     const ws = gateway.createWorkspace('Zip');
     const held = gateway.holdRoom(ws.workspaceId)!;
     const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk: await NodeDisk.open(root), bases: { get: () => null, set: () => {} }, log: () => {}, writeDelayMs: 5 });
@@ -361,7 +362,7 @@ describe('what git holds is no way around the edge', () => {
       execFileSync('git', args, { cwd: root });
     }
     writeFileSync(join(root, 'state/ws-owner-token'), 'changed\n');
-    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
     const ws = gateway.createWorkspace('Git');
     const viewer = gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
     const held = gateway.holdRoom(ws.workspaceId)!;

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Harness } from '../core/testHarness';
-import { NodeDisk, type DiskEvent } from './Disk';
+import type { DiskEvent } from '../core/ports/Disk';
+import { NodeDisk } from './NodeDisk';
 import { FolderSync } from './FolderSync';
 
 export function git(cwd: string, ...args: string[]): string {

@@ -10,6 +10,7 @@ import { defaultConfig } from '../core/GatewayConfig';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 /** Real sockets on port 0: the transport's own behaviour (upgrade, origin, REST, text frames). */
 let server: RunningServer;
@@ -17,7 +18,7 @@ let gateway: Gateway;
 let base: string;
 
 beforeAll(async () => {
-  gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+  gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
   server = await startServer({
     gateway,
     port: 0,
@@ -214,7 +215,7 @@ describe('HTTP server and WebSocket transport', () => {
     // what the kernel buffers for a socket nobody reads and the backlog reaches Node.
     const slowGateway = new Gateway({
       store: new SqliteStore(':memory:'),
-      clock: systemClock,
+      clock: systemClock, random: systemRandom,
       config: { slowClientBytes: 64 * 1024, limits: { ...defaultConfig.limits, maxDocBytes: 256 * 1024 * 1024 } },
     });
     const slowServer = await startServer({ gateway: slowGateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {} });

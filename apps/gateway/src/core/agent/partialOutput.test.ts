@@ -12,7 +12,7 @@ import { FakeClock, FakeOpenAIServer, fakeFaults, type FakeScript } from '@flint
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsProvider } from '../../models/ChatCompletionsProvider';
 import { withCircuitBreaker } from '../../models/CircuitBreaker';
-import type { ModelEvent, ModelProvider } from '../../models/ModelProvider';
+import type { ModelEvent, ModelProvider } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import { fileIdOf, Harness, textOf } from '../testHarness';
 import type { ModelRouter } from './ModelRouter';

@@ -10,7 +10,7 @@ import { FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import { SqliteStore } from '../../storage/SqliteStore';
-import type { Log } from '../GatewayContext';
+import type { Log } from '../ports/Log';
 import { fileIdOf, Harness, untilRealIo } from '../testHarness';
 import { readiness, type ModelRouter } from './ModelRouter';
 

@@ -1,4 +1,4 @@
-import type { ClusterBus, ClusterListener, ClusterMessage, WorkspaceMessage } from './ClusterBus';
+import type { ClusterBus, ClusterListener, ClusterMessage, WorkspaceMessage } from '../ports/ClusterBus';
 import { decodeFrame, encodeFrame } from './clusterFrame';
 
 /**

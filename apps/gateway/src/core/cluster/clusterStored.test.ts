@@ -1,7 +1,7 @@
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../storage/SqliteStore';
-import type { Store } from '../../storage/Store';
+import type { Store } from '../ports/Store';
 import { fileIdOf, Harness, textOf } from '../testHarness';
 import { MemoryBus, MemoryHub } from './MemoryBus';
 

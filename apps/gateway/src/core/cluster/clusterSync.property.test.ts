@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { StoreError, type Store } from '../../storage/Store';
+import { StoreError, type Store } from '../ports/Store';
 import { fileIdOf, Harness, textOf } from '../testHarness';
 import { MemoryBus, MemoryHub } from './MemoryBus';
 

@@ -1,6 +1,6 @@
 import { readThread, THREAD_DOC_ID } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../../models/ModelProvider';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { drain } from '../agent/ScriptedProvider';

@@ -8,7 +8,7 @@ import { FakeFimServer } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsProvider } from '../../models/ChatCompletionsProvider';
 import { withCircuitBreaker } from '../../models/CircuitBreaker';
-import type { FimMode } from '../../models/fim/Infiller';
+import type { FimMode } from './Infiller';
 import { SqliteStore } from '../../storage/SqliteStore';
 import { fileIdOf, Harness, textOf } from '../testHarness';
 

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeDisk } from '../../project/Disk';
+import { NodeDisk } from '../../project/NodeDisk';
 import { FolderSync } from '../../project/FolderSync';
 import { fileIdOf, Harness, textOf } from '../testHarness';
 

@@ -7,7 +7,7 @@
  */
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { describe, it } from 'vitest';
-import { ProviderError } from '../../models/ModelProvider';
+import { ProviderError } from '../ports/ModelProvider';
 import { drain } from '../agent/ScriptedProvider';
 import { LiveModel, type Beat } from './LiveModel';
 import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from './rejectAllWorld';

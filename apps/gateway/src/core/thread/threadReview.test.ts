@@ -7,7 +7,7 @@ import { hunksOf } from '@flint/change-set';
 import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry } from '@flint/protocol';
 import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
-import type { ModelEvent } from '../../models/ModelProvider';
+import type { ModelEvent } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { drain } from '../agent/ScriptedProvider';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gguf, makeBrokenGguf, makeTinyLlamaGguf, type BrokenGgufKind } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError, type ModelEvent, type ModelRequest } from '../ModelProvider';
+import { ProviderError, type ModelEvent, type ModelRequest } from '../../core/ports/ModelProvider';
 import { collectEvents, describeProviderContract, expectWellOrdered } from '../providerContract';
 import { EmbeddedModelError } from './EmbeddedModelError';
 import { EmbeddedProvider } from './EmbeddedProvider';

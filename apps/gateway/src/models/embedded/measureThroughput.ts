@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTinyLlamaGguf, type TinyLlamaOptions } from '@flint/test-kit';
-import type { ModelRequest } from '../ModelProvider';
+import type { ModelRequest } from '../../core/ports/ModelProvider';
 import { EmbeddedProvider } from './EmbeddedProvider';
 
 const presets: Record<string, TinyLlamaOptions> = {
