@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const roots = ['packages', 'apps'].flatMap((dir) =>
-  readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'src')).filter(existsSync),
+  readdirSync(join(root, dir)).flatMap((name) => ['src', 'test'].map((folder) => join(root, dir, name, folder))).filter(existsSync),
 );
 /** Hosts of the gateway outside it: they reach it through its package entries only. */
 const hosts = ['bench', 'e2e'].map((dir) => join(root, dir));
@@ -41,7 +41,8 @@ interface Rule {
 }
 
 const rel = (file: string) => relative(root, file);
-const isTest = (file: string) => /\.test\.tsx?$|testHarness\.ts$|rejectAllWorld\.ts$/.test(file);
+/** Tests, and test support (a package's or app's test/ folder: harnesses, fakes, corpora). */
+const isTest = (file: string) => /\.test\.tsx?$/.test(file) || /^(apps|packages)\/[^/]+\/test\//.test(rel(file));
 const nodeBuiltin = (s: string) => s.startsWith('node:') || ['fs', 'path', 'http', 'https', 'net', 'crypto', 'os', 'child_process'].includes(s);
 
 const rules: Rule[] = [
@@ -79,6 +80,12 @@ const rules: Rule[] = [
     applies: (f) => rel(f).startsWith('apps/gateway/src/core/ports/'),
     types: true,
     check: (s) => (s.startsWith('./') || s === '@flint/protocol' ? null : `a port imports "${s}"`),
+  },
+  {
+    // What ships never leans on test support: src/ (tests aside) imports nothing from a test/ folder.
+    applies: (f) => /^(apps|packages)\/[^/]+\/src\//.test(rel(f)) && !isTest(f),
+    types: true,
+    check: (s) => (/(^|\/)test\//.test(s) ? `production code imports test support "${s}"` : null),
   },
   {
     // bench/ and e2e/ compose the gateway through its public face (src/index.ts, `@flint/gateway`)

@@ -9,3 +9,4 @@ export * from './wireFuzz';
 export * from './services';
 export * from './agentText';
 export * from './tls/testCertificate';
+export * from './until';

@@ -2,7 +2,7 @@
 import { CloseCode, describeClose } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { generateId } from '../transport/systemRandom';
-import { Harness, hello } from './testHarness';
+import { Harness, hello } from '../../test/testHarness';
 
 describe('hello for a workspace', () => {
   it('[P7] a workspace that does not exist closes with WorkspaceNotFound, whatever the token', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '@flint/test-kit';
 import { CircuitBreaker, withCircuitBreaker } from './CircuitBreaker';
 import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from '../core/ports/ModelProvider';
-import { collectEvents } from './providerContract';
+import { collectEvents } from '../../test/providerContract';
 import type { Log } from '../core/ports/Log';
 import { createProviders, loadProviderConfig } from './providerConfig';
 

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectProxy, FakeOpenAIServer, defaultFakeText, testCertificate } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
 import { ProviderError, type ModelProvider, type ModelRequest } from '../core/ports/ModelProvider';
-import { collectEvents } from './providerContract';
+import { collectEvents } from '../../test/providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 
 const { key, cert } = testCertificate();

@@ -12,8 +12,8 @@ import { afterEach, expect, it } from 'vitest';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../core/ports/ModelProvider';
 import { SqliteStore } from '../storage/SqliteStore';
 import type { ModelRouter } from '../core/agent/ModelRouter';
-import { drain } from '../core/agent/ScriptedProvider';
-import { Harness } from '../core/testHarness';
+import { drain } from '../../test/ScriptedProvider';
+import { Harness } from '../../test/testHarness';
 import { NodeDisk } from './NodeDisk';
 import { FolderSync } from './FolderSync';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Gateway } from '../core/Gateway';
-import { fileIdOf, Harness, textOf } from '../core/testHarness';
+import { fileIdOf, Harness, textOf, untilFlushed as until } from '../../test/testHarness';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from '../transport/httpServer';
 import { systemClock } from '../transport/systemClock';
@@ -86,17 +86,6 @@ async function open(root: string, options: NodeDiskOptions = {}) {
   const paths = () => [...alice.index.doc.getMap<IndexEntry>('entries').keys()].sort();
   const request = (message: Parameters<typeof alice.request>[0]) => h.answered(alice.request(message));
   return { h, sync, disk, room: held.room, alice, paths, request, logged };
-}
-
-/** Real time passes here: the watcher and the debounced writes run on it. */
-async function until(h: Harness | null, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h?.flush();
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);

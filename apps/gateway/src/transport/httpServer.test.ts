@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { FlintClient, type WebSocketLike } from '@flint/client';
 import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, PROTOCOL_VERSION, type IndexEntry } from '@flint/protocol';
+import { until } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Gateway } from '../core/Gateway';
@@ -31,14 +32,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${server.port}`;
 });
 afterAll(() => server.close());
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function closeCodeOf(ws: WebSocket): Promise<number> {
   return new Promise((resolve) => ws.on('close', (code) => resolve(code)));

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { Log } from '../ports/Log';
-import { fileIdOf, Harness, untilRealIo } from '../testHarness';
+import { fileIdOf, Harness, untilRealIo } from '../../../test/testHarness';
 import { readiness, type ModelRouter } from './ModelRouter';
 
 let fastServer: FakeOpenAIServer;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeDisk } from '../../project/NodeDisk';
 import { FolderSync } from '../../project/FolderSync';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
 
 const query = (pattern: string, options: Partial<SearchQuery> = {}): SearchQuery => ({ pattern, regex: false, matchCase: false, wholeWord: false, include: '', exclude: '', ...options });
 

@@ -8,9 +8,9 @@
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { describe, it } from 'vitest';
 import { ProviderError } from '../ports/ModelProvider';
-import { drain } from '../agent/ScriptedProvider';
+import { drain } from '../../../test/ScriptedProvider';
 import { LiveModel, type Beat } from './LiveModel';
-import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from './rejectAllWorld';
+import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from '../../../test/rejectAllWorld';
 
 type Interrupt = 'steer' | 'stop' | 'fail' | 'type' | 'none';
 

@@ -7,8 +7,8 @@ import { ProviderError } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import { defaultConfig } from '../GatewayConfig';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain } from '../agent/ScriptedProvider';
-import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { drain } from '../../../test/ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../../../test/testHarness';
 import { formatTs, taskTs, twoFilePatch } from './threadFixtures';
 
 /** A step of a scripted answer: a model event, a pause until `release()`, or a failure. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gguf, makeBrokenGguf, makeTinyLlamaGguf, type BrokenGgufKind } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError, type ModelEvent, type ModelRequest } from '../../core/ports/ModelProvider';
-import { collectEvents, describeProviderContract, expectWellOrdered } from '../providerContract';
+import { collectEvents, describeProviderContract, expectWellOrdered } from '../../../test/providerContract';
 import { EmbeddedModelError } from './EmbeddedModelError';
 import { EmbeddedProvider } from './EmbeddedProvider';
 import { ModelHostProcess } from './ModelHostProcess';

@@ -1,5 +1,5 @@
-import type { Disk, DiskEvent } from '../core/ports/Disk';
-import { contentDigest } from './NodeDisk';
+import type { Disk, DiskEvent } from '../src/core/ports/Disk';
+import { contentDigest } from '../src/project/NodeDisk';
 
 /**
  * A folder in memory, for FolderSync's tests: its watcher reports changes only when the test
