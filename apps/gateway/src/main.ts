@@ -3,26 +3,34 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readiness, type ModelRouter, type Readiness } from './core/agent/ModelRouter';
-import { Gateway } from './core/Gateway';
-import { defaultConfig } from './core/GatewayConfig';
-import type { Log } from './core/GatewayContext';
-import { editByInfill } from './models/embedded/editByInfill';
-import { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
-import { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
-import { NodeDisk } from './project/Disk';
-import { FolderSync } from './project/FolderSync';
-import { demoWorkspaceFiles } from './seed/demoWorkspace';
-import { clusterReadiness } from './cluster/clusterReadiness';
-import { RedisBus } from './cluster/RedisBus';
-import { RedisLimits } from './cluster/RedisLimits';
-import { generateId } from './core/linkTokens';
-import { PostgresStore } from './storage/PostgresStore';
-import { SqliteStore } from './storage/SqliteStore';
-import type { Store } from './storage/Store';
-import { startServer } from './transport/httpServer';
-import { linkUrl } from './transport/restApi';
-import { systemClock } from './transport/systemClock';
+import {
+  clusterReadiness,
+  createGateway,
+  createProviders,
+  defaultConfig,
+  demoWorkspaceFiles,
+  describeProviderConfig,
+  editByInfill,
+  EmbeddedProvider,
+  FolderSync,
+  linkUrl,
+  loadProviderConfig,
+  NodeDisk,
+  PostgresStore,
+  ProviderConfigError,
+  readiness,
+  RedisBus,
+  RedisLimits,
+  SqliteStore,
+  startServer,
+  systemClock,
+  systemRandom,
+  type Log,
+  type ModelRouter,
+  type Readiness,
+  type RouteConfig,
+  type Store,
+} from './index';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
 const here = dirname(fileURLToPath(import.meta.url));
@@ -141,10 +149,10 @@ const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
 const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
-const gatewayId = generateId('g');
+const gatewayId = systemRandom.id('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
-const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config, bus, limits });
+const gateway = createGateway(config, { store, clock: systemClock, log, models: models.router, bus, limits });
 if (bus) {
   try {
     await bus.start(gateway.cluster);

@@ -4,12 +4,13 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
 import { checkTrialOrder, checkUpdate, FILE_DOC_PARTICIPANT_SCHEMA, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
-import type { Clock, TimerHandle } from './Clock';
-import type { WorkspaceMessage } from './cluster/ClusterBus';
+import type { Clock, TimerHandle } from './ports/Clock';
+import type { WorkspaceMessage } from './ports/ClusterBus';
 import type { GatewayConfig } from './GatewayConfig';
-import type { Log } from './GatewayContext';
+import type { Log } from './ports/Log';
 import type { Metrics } from './Metrics';
-import type { Store } from '../storage/Store';
+import type { Random } from './ports/Random';
+import type { Store } from './ports/Store';
 import type { RoomSession, Subscriber } from './Subscriber';
 
 /** The origin of changes the gateway makes itself (file tree operations, seeding). */
@@ -41,6 +42,7 @@ export interface DocContext {
   readonly config: GatewayConfig;
   readonly metrics: Metrics;
   readonly clock: Clock;
+  readonly random: Random;
   readonly log: Log;
   readonly cluster: DocCluster;
   /** The store refused a change of `live` (its database is down): the room must go (RoomRegistry). */

@@ -2,8 +2,8 @@ import type { FlintClient } from '@flint/client';
 import { CloseCode, shouldReconnect } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../storage/SqliteStore';
-import { StoreError, type Store } from '../storage/Store';
-import { fileIdOf, Harness, hello, textOf } from './testHarness';
+import { StoreError, type Store } from './ports/Store';
+import { fileIdOf, Harness, hello, textOf } from '../../test/testHarness';
 
 /**
  * A real SQLite store whose database can be "down": every call throws, as PostgresStore's

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { postgresWorkerSource } from './postgresWorker';
-import { StoreError, type LinkRecord, type SetAsideUpdate, type StoredDoc, type Store, type WorkspaceRecord } from './Store';
+import { StoreError, type LinkRecord, type SetAsideUpdate, type StoredDoc, type Store, type WorkspaceRecord } from '../core/ports/Store';
 
 /** A reply from the worker: the operation's value, or why it failed (with PostgreSQL's SQLSTATE). */
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string };

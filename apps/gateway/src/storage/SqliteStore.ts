@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { LinkRecord, SetAsideUpdate, StoredDoc, Store, WorkspaceRecord } from './Store';
+import type { LinkRecord, SetAsideUpdate, StoredDoc, Store, WorkspaceRecord } from '../core/ports/Store';
 import { WalCheckpointer, type CheckpointResult } from './WalCheckpointer';
 
 /** Commits between two checkpoint requests: ~800 WAL pages (an append writes ~3). */

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { PostgresStore } from './PostgresStore';
 import { SqliteStore } from './SqliteStore';
-import type { LinkRecord, Store } from './Store';
+import type { LinkRecord, Store } from '../core/ports/Store';
 
 const dir = mkdtempSync(join(tmpdir(), 'flint-store-'));
 const postgres = await startPostgres();
