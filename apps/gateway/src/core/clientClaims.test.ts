@@ -2,7 +2,7 @@ import { CloseCode, FILE_TEXT_KEY } from '@flint/protocol';
 import type { FlintClient, WebSocketLike } from '@flint/client';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from './testHarness';
+import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from '../../test/testHarness';
 
 /**
  * A Yjs client id a tab showed as its own and wrote with stays its link's after the document
