@@ -274,6 +274,15 @@ test('narrow windows: at 760 and 700 px everything fits, at 420 px nothing scrol
     expect(await page.getByTestId('status-cursor').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
     expect(await scrollsSideways(page)).toBe(false);
     await page.screenshot({ path: `${screenshotDir}/layout-${width}x700.png` });
+    // With the agent panel open too.
+    await page.getByTestId('agent-panel-toggle').click();
+    await expect(page.locator('.agent-panel')).toBeVisible();
+    expect(await inWindow(page, 'share-button')).toBe(true);
+    expect(await inWindow(page, 'status-cursor')).toBe(true);
+    expect(await scrollsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${screenshotDir}/layout-${width}x700-agent.png` });
+    await page.getByTestId('agent-panel-toggle').click();
+    await expect(page.locator('.agent-panel')).toHaveCount(0);
   }
 
   await page.setViewportSize({ width: 420, height: 800 });

@@ -97,8 +97,9 @@ function useShortcuts(): void {
       } else if ((key === 'ArrowLeft' || key === 'ArrowRight') && !event.shiftKey) {
         // Back and forward through where the caret has been, as in VS Code (after F12). Never the
         // browser's Back and Forward, which would leave the IDE; its toolbar button still does.
-        if (event.target instanceof Element && event.target.closest('input, textarea') && !event.target.closest('.monaco-editor')) return;
-        goBackOrForward(key === 'ArrowLeft' ? -1 : 1);
+        // In a text field it is nothing (the field has no use for it either).
+        const inField = event.target instanceof Element && event.target.closest('input, textarea') !== null && event.target.closest('.monaco-editor') === null;
+        if (!inField) goBackOrForward(key === 'ArrowLeft' ? -1 : 1);
       } else {
         return;
       }

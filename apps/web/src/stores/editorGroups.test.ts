@@ -21,6 +21,7 @@ describe('editor groups', () => {
     for (let i = 0; i < maxGroups + 2; i++) layout = splitRight(layout, layout.focusedGroup);
     expect(layout.groups).toHaveLength(maxGroups);
     expect(layout.focusedGroup).toBe(maxGroups - 1);
+    expect(splitRight(singleGroup, 0)).toBe(singleGroup); // no file: nothing to split
   });
 
   it('closing the last tab of a split group closes the group; the only group stays, empty', () => {

@@ -75,9 +75,10 @@ export function tabsRightOf(group: EditorGroup, fileId: string): string[] {
  */
 export function splitRight(layout: GroupLayout, index: number): GroupLayout {
   const group = layout.groups[index];
-  if (!group) return layout;
+  // Nothing to show beside: VS Code splits an empty group into nothing too.
+  if (!group || group.activeFileId === null) return layout;
   if (layout.groups.length >= maxGroups) return { ...layout, focusedGroup: Math.min(index + 1, layout.groups.length - 1) };
-  const fresh: EditorGroup = group.activeFileId === null ? emptyGroup : { tabs: [group.activeFileId], activeFileId: group.activeFileId, recent: [group.activeFileId] };
+  const fresh: EditorGroup = { tabs: [group.activeFileId], activeFileId: group.activeFileId, recent: [group.activeFileId] };
   const groups = [...layout.groups.slice(0, index + 1), fresh, ...layout.groups.slice(index + 1)];
   return { groups, focusedGroup: index + 1 };
 }
