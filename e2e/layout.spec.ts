@@ -267,40 +267,40 @@ test('narrow windows: at 760 and 700 px everything fits, at 420 px nothing scrol
   for (const width of [760, 700]) {
     await page.setViewportSize({ width, height: 700 });
     await expect(page.getByTestId('share-button')).toBeVisible();
-    expect(await inWindow(page, 'share-button')).toBe(true);
-    expect(await inWindow(page, 'status-cursor')).toBe(true);
-    expect(await inWindow(page, 'status-language')).toBe(true);
+    await expect.poll(() => inWindow(page, 'share-button')).toBe(true);
+    await expect.poll(() => inWindow(page, 'status-cursor')).toBe(true);
+    await expect.poll(() => inWindow(page, 'status-language')).toBe(true);
     await expect(page.getByTestId('status-cursor')).toHaveText(/^Ln \d+, Col \d+$/);
-    expect(await page.getByTestId('status-cursor').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
-    expect(await scrollsSideways(page)).toBe(false);
+    await expect.poll(() => page.getByTestId('status-cursor').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await expect.poll(() => scrollsSideways(page)).toBe(false);
     await page.screenshot({ path: `${screenshotDir}/layout-${width}x700.png` });
     // With the agent panel open too.
     await page.getByTestId('agent-panel-toggle').click();
     await expect(page.locator('.agent-panel')).toBeVisible();
-    expect(await inWindow(page, 'share-button')).toBe(true);
-    expect(await inWindow(page, 'status-cursor')).toBe(true);
-    expect(await scrollsSideways(page)).toBe(false);
+    await expect.poll(() => inWindow(page, 'share-button')).toBe(true);
+    await expect.poll(() => inWindow(page, 'status-cursor')).toBe(true);
+    await expect.poll(() => scrollsSideways(page)).toBe(false);
     await page.screenshot({ path: `${screenshotDir}/layout-${width}x700-agent.png` });
     await page.getByTestId('agent-panel-toggle').click();
     await expect(page.locator('.agent-panel')).toHaveCount(0);
   }
 
   await page.setViewportSize({ width: 420, height: 800 });
-  expect(await scrollsSideways(page)).toBe(false);
+  await expect.poll(() => scrollsSideways(page)).toBe(false);
   await expect(page.getByTestId('share-button')).toBeVisible();
-  expect(await inWindow(page, 'share-button')).toBe(true);
+  await expect.poll(() => inWindow(page, 'share-button')).toBe(true);
   await page.screenshot({ path: `${screenshotDir}/layout-420x800.png` });
   // The sidebar comes over the editor, and goes once a file is picked.
   await page.getByTestId('sidebar-toggle').click();
   await expect(page.getByTestId('file-tree')).toBeVisible();
-  expect(await scrollsSideways(page)).toBe(false);
+  await expect.poll(() => scrollsSideways(page)).toBe(false);
   await page.screenshot({ path: `${screenshotDir}/layout-420x800-sidebar.png` });
   await page.locator('[data-testid="tree-item"][data-path="README.md"]').click();
   await expect(activeTab(page, 0)).toHaveAttribute('data-path', 'README.md');
   await expect(page.getByTestId('file-tree')).toBeHidden();
   await page.getByTestId('share-button').click();
   await expect(page.getByTestId('share-dialog')).toBeVisible();
-  expect(await scrollsSideways(page)).toBe(false);
+  await expect.poll(() => scrollsSideways(page)).toBe(false);
   await page.screenshot({ path: `${screenshotDir}/layout-420x800-share.png` });
   expect(errors).toEqual([]);
 });
