@@ -98,7 +98,7 @@ export class GroupView {
     if (this.focused()) this.reportModel();
   }
 
-  /** Forgets the view state of a file whose model was replaced (a rename). */
+  /** Keeps the scroll and folds of a file whose model is about to be replaced (a rename), to restore on the new one. */
   saveViewStateOf(fileId: string): void {
     if (fileId === this.shownFileId) this.viewStates.set(fileId, this.editor.saveViewState());
   }
