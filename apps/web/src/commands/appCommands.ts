@@ -1,3 +1,4 @@
+import { goBackOrForward } from '../editor/EditorController';
 import { showEditorCommands } from '../editor/editorCommands';
 import { agentShortcuts } from '../stores/agentMessages';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
@@ -8,8 +9,10 @@ import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { openSearch } from '../stores/searchStore';
 import { openShareDialog } from '../stores/shareStore';
 import { requestThreadInputFocus, setAgentPanelOpen, useThread } from '../stores/threadStore';
-import { closeActiveTab } from '../stores/appCommands';
-import { requestCreate, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
+import { closeActiveTab, focusGroupEditor, runTabAction } from '../stores/appCommands';
+import { toggleProblems, useProblems } from '../stores/problemsStore';
+import { recentAt } from '../stores/editorGroups';
+import { openFileInGroup, requestCreate, requestEditorFocus, splitEditor, useWorkspace } from '../stores/workspaceStore';
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 const mod = isMac ? '⌘' : 'Ctrl';
@@ -27,6 +30,12 @@ export const appShortcuts = {
   newFile: `${alt}+N`,
   newFolder: `${alt}+Shift+N`,
   closeTab: `${alt}+W`,
+  split: `${mod}+\\`,
+  focusGroup: (n: number) => `${mod}+${n}`,
+  problems: `${mod}+Shift+M`,
+  recentTab: 'Ctrl+Tab',
+  back: `${alt}+←`,
+  forward: `${alt}+→`,
   editorCommands: 'F1',
 };
 
@@ -45,7 +54,7 @@ export interface AppCommand {
  */
 export function appCommands(): AppCommand[] {
   const canEdit = selectCanEdit(useConnection.getState());
-  const { activeFileId } = useWorkspace.getState();
+  const { activeFileId, groups, focusedGroup } = useWorkspace.getState();
   const hasGit = selectGit(useProject.getState()) !== null;
   const panelOpen = useThread.getState().panelOpen;
   const { peers, following } = usePresence.getState();
@@ -64,7 +73,24 @@ export function appCommands(): AppCommand[] {
       { id: 'new-folder', title: 'New folder', shortcut: appShortcuts.newFolder, run: () => requestCreate('folder') },
     );
   }
-  if (activeFileId !== null) commands.push({ id: 'close-tab', title: 'Close the tab', shortcut: appShortcuts.closeTab, run: closeActiveTab });
+  if (activeFileId !== null) {
+    commands.push(
+      { id: 'close-tab', title: 'Close the tab', shortcut: appShortcuts.closeTab, run: closeActiveTab },
+      { id: 'close-other-tabs', title: 'Close the other tabs', run: () => runTabAction('close-others', focusedGroup, activeFileId) },
+      { id: 'close-all-tabs', title: 'Close all the tabs of this group', run: () => runTabAction('close-all', focusedGroup, activeFileId) },
+      { id: 'recent-tab', title: 'Switch to the tab used before', shortcut: appShortcuts.recentTab, run: () => switchToRecent(focusedGroup) },
+      { id: 'split', title: 'Split the editor right', shortcut: appShortcuts.split, run: splitEditor },
+      { id: 'reveal', title: 'Reveal the file in the file tree', run: () => runTabAction('reveal', focusedGroup, activeFileId) },
+    );
+  }
+  groups.forEach((_, i) => {
+    if (groups.length > 1 && i !== focusedGroup) commands.push({ id: `focus-group-${i + 1}`, title: `Go to editor group ${i + 1}`, shortcut: appShortcuts.focusGroup(i + 1), run: () => focusGroupEditor(i) });
+  });
+  commands.push(
+    { id: 'problems', title: useProblems.getState().open ? 'Close Problems' : 'Show Problems', shortcut: appShortcuts.problems, run: toggleProblems },
+    { id: 'go-back', title: 'Go back (where the caret was)', shortcut: appShortcuts.back, run: () => void goBackOrForward(-1) },
+    { id: 'go-forward', title: 'Go forward', shortcut: appShortcuts.forward, run: () => void goBackOrForward(1) },
+  );
   for (const peer of peers) {
     const isFollowed = peer.clientId === following;
     commands.push({ id: `follow-${peer.clientId}`, title: isFollowed ? `Stop following ${peer.user.name}` : `Follow ${peer.user.name}`, run: () => follow(isFollowed ? null : peer.clientId) });
@@ -75,4 +101,11 @@ export function appCommands(): AppCommand[] {
   );
   if (activeFileId !== null) commands.push({ id: 'editor-commands', title: 'Show all editor commands', shortcut: appShortcuts.editorCommands, run: () => void showEditorCommands() });
   return commands;
+}
+
+/** Ctrl+Tab let go at once: the group's file used before the one shown. */
+function switchToRecent(group: number): void {
+  const editorGroup = useWorkspace.getState().groups[group];
+  const fileId = editorGroup ? recentAt(editorGroup, 1) : null;
+  if (fileId !== null) openFileInGroup(group, fileId, { focus: true });
 }

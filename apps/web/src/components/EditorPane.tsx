@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { DiffController } from '../editor/DiffController';
 import { EditorController } from '../editor/EditorController';
+import type { ModelRegistry } from '../editor/ModelRegistry';
 import { editorOptions, monaco } from '../editor/monacoSetup';
 import { quietSuggest } from '../editor/quietSuggest';
 import { requireClient, useConnection } from '../stores/connectionStore';
@@ -12,15 +13,17 @@ import { DiffPane } from './DiffPane';
 import { UnsyncedBanner } from './UnsyncedBanner';
 
 /**
- * The one Monaco editor of the tab. Tabs switch its model; see EditorController. Over it: the
+ * The first editor group's Monaco editor. Tabs switch its model; see EditorController, which
+ * hands the open files' models to the other groups (`onRegistry`). Over it: the
  * diff against HEAD (DiffController) or, for a binary file, a note that it is not text; for a
  * folder file that stopped reaching the disk, a banner saying why.
  */
-export function EditorPane() {
+export function EditorPane({ onRegistry }: { onRegistry(registry: ModelRegistry | null): void }) {
   const container = useRef<HTMLDivElement>(null);
   const diffHost = useRef<HTMLDivElement>(null);
-  const hasActive = useWorkspace((s) => s.activeFileId !== null);
-  const binary = useWorkspace((s) => s.activeFileId !== null && s.binaryFileIds.has(s.activeFileId));
+  const shown = useWorkspace((s) => s.groups[0]?.activeFileId ?? null);
+  const hasActive = shown !== null;
+  const binary = useWorkspace((s) => shown !== null && s.binaryFileIds.has(shown));
   const diffOpen = useProject((s) => s.diff !== null);
   const indexSynced = useWorkspace((s) => s.indexSynced);
   const closed = useConnection((s) => s.status.kind === 'closed');
@@ -35,11 +38,14 @@ export function EditorPane() {
     (globalThis as { __FLINT_EDITOR_PROBE__?: (e: typeof editor) => void }).__FLINT_EDITOR_PROBE__?.(editor);
     const controller = new EditorController(editor, requireClient());
     const diff = diffHost.current ? new DiffController(diffHost.current, controller.registry) : null;
+    onRegistry(controller.registry);
     return () => {
+      onRegistry(null);
       diff?.dispose();
       controller.dispose();
       editor.dispose();
     };
+    // Once: the editor lives as long as the workspace; onRegistry is a state setter.
   }, []);
 
   return (

@@ -3,6 +3,7 @@ import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type DragE
 import { buildTree, visibleRows, type TreeNode } from '../fileTree/buildTree';
 import { droppedRoots, isFileDrag } from '../project/droppedFiles';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
+import { usePalette } from '../stores/paletteStore';
 import { usePresence } from '../stores/presenceStore';
 import { useProject } from '../stores/projectStore';
 import { downloadZip, uploadDropped, uploadPicked } from '../stores/projectTransfers';
@@ -75,6 +76,19 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
       return next;
     });
   }, []);
+
+  // A tab's "Reveal in Explorer": open the folders down to it, select it, give the tree the keyboard.
+  const revealRequest = usePalette((s) => s.treeRevealRequest);
+  useEffect(() => {
+    if (!revealRequest) return;
+    expand(parentPath(revealRequest.path));
+    setSelected(revealRequest.path);
+    const frame = requestAnimationFrame(() => {
+      treeRef.current?.querySelector(`[data-path="${CSS.escape(revealRequest.path)}"]`)?.scrollIntoView({ block: 'center' });
+      treeRef.current?.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [revealRequest, expand]);
 
   /** The folder of the selected row: where new entries and uploads go. */
   const selectedFolder = useCallback(() => {

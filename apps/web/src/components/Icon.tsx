@@ -21,6 +21,7 @@ const paths = {
   binary: 'M9.5 1.5H4a1 1 0 0 0-1 1v11a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1V5L9.5 1.5ZM9.5 1.5V5H13M5.5 8.5l1-.5v4M9 8h1.5v4H9z',
   refresh: 'M13 8a5 5 0 1 1-1.5-3.6M13 2.5v2.5h-2.5',
   back: 'M10 3.5L5.5 8l4.5 4.5',
+  sidebar: 'M2.5 3.5a1 1 0 0 1 1-1h9a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1h-9a1 1 0 0 1-1-1v-9ZM6 2.5v11',
 } as const;
 
 export type IconName = keyof typeof paths;

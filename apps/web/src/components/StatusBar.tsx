@@ -2,6 +2,7 @@ import type { ConnectionStatus } from '@flint/client';
 import { useConnection } from '../stores/connectionStore';
 import { useEditorStatus } from '../stores/editorStore';
 import { follow, usePresence } from '../stores/presenceStore';
+import { toggleProblems, useProblems } from '../stores/problemsStore';
 import { AgentHud } from './AgentHud';
 import { AutocompleteStatus } from './AutocompleteStatus';
 import { roleLabel } from './RoleBadge';
@@ -31,7 +32,7 @@ function RttItem() {
   const rttMs = useConnection((s) => s.rttMs);
   const open = useConnection((s) => s.status.kind === 'open');
   return (
-    <span className="status-item" data-testid="status-rtt" title="Round trip to the gateway">
+    <span className="status-item status-rtt" data-testid="status-rtt" title="Round trip to the gateway">
       {open && rttMs !== null ? `${Math.max(0, Math.round(rttMs))} ms` : '— ms'}
     </span>
   );
@@ -52,24 +53,41 @@ function EditorItems() {
   const column = useEditorStatus((s) => s.column);
   const selectedChars = useEditorStatus((s) => s.selectedChars);
   const languageName = useEditorStatus((s) => s.languageName);
-  const errors = useEditorStatus((s) => s.errors);
-  const warnings = useEditorStatus((s) => s.warnings);
   if (languageName === null) return null;
   return (
     <>
-      <span className={errors > 0 ? 'status-item status-problems status-problems--errors' : 'status-item status-problems'} title="Problems in this file">
-        ⊗ {errors} ⚠ {warnings}
-      </span>
-      <span className="status-item" data-testid="status-cursor">
+      <span className="status-item status-cursor" data-testid="status-cursor">
         Ln {line}, Col {column}
         {selectedChars > 0 && ` (${selectedChars} selected)`}
       </span>
-      <span className="status-item" data-testid="status-language">
+      <span className="status-item status-language" data-testid="status-language">
         {languageName}
       </span>
     </>
   );
 }
+
+/** Errors and warnings in the open files; opens the Problems panel. */
+function ProblemsItem() {
+  const errors = useProblems((s) => s.errors);
+  const warnings = useProblems((s) => s.warnings);
+  const open = useProblems((s) => s.open);
+  return (
+    <button
+      type="button"
+      className={errors > 0 ? 'status-item status-problems status-problems--errors' : 'status-item status-problems'}
+      data-testid="status-problems"
+      aria-pressed={open}
+      aria-label={`${errors} errors, ${warnings} warnings in the open files: ${open ? 'close' : 'open'} Problems (${problemsShortcut})`}
+      title={`Problems in the open files (${problemsShortcut})`}
+      onClick={toggleProblems}
+    >
+      ⊗ {errors} ⚠ {warnings}
+    </button>
+  );
+}
+
+const problemsShortcut = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Shift+M' : 'Ctrl+Shift+M';
 
 /** Connection, latency, the agent's HUD and the active editor's position: the bottom line of the IDE. */
 export function StatusBar() {
@@ -83,6 +101,7 @@ export function StatusBar() {
       {role && <span className="status-item" data-testid="status-role">{roleLabel(role)}</span>}
       <FollowingItem />
       <span className="status-spacer" />
+      <ProblemsItem />
       <EditorItems />
     </footer>
   );

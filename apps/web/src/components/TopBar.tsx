@@ -1,6 +1,7 @@
 import { agentShortcuts } from '../stores/agentMessages';
 import { useConnection } from '../stores/connectionStore';
 import { selectChanges, selectGit, toggleChanges, useProject } from '../stores/projectStore';
+import { toggleSidebar, usePalette } from '../stores/paletteStore';
 import { openShareDialog } from '../stores/shareStore';
 import { selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/threadStore';
 import { DisplayNameInput } from './DisplayNameInput';
@@ -16,8 +17,9 @@ export function TopBar() {
   const canShare = useConnection((s) => s.role === 'owner' && s.status.kind !== 'closed');
   return (
     <header className="top-bar">
+      <SidebarToggle />
       <a className="brand" href="/" title="Flint home">
-        <span className="brand-mark">◆</span> Flint
+        <span className="brand-mark">◆</span> <span className="brand-name">Flint</span>
       </a>
       <span className="top-sep">/</span>
       <span className="workspace-name" data-testid="workspace-name" title={gateway ? `Served by gateway ${gateway}` : undefined}>
@@ -30,13 +32,25 @@ export function TopBar() {
       <ChangesToggle />
       <AgentToggle />
       {canShare && (
-        <button type="button" className="button button--primary" data-testid="share-button" onClick={openShareDialog}>
-          <Icon name="share" /> Share
+        <button type="button" className="button button--primary share-button" data-testid="share-button" aria-label="Share" title="Share the workspace" onClick={openShareDialog}>
+          <Icon name="share" /> <span className="button-label">Share</span>
         </button>
       )}
     </header>
   );
 }
+
+/** Shows and hides the sidebar; on a narrow window (where Ctrl+B is far away) the only way to the tree. */
+function SidebarToggle() {
+  const hidden = usePalette((s) => s.sidebarHidden);
+  return (
+    <button type="button" className="icon-button sidebar-toggle" data-testid="sidebar-toggle" aria-pressed={!hidden} aria-label={hidden ? 'Show the sidebar' : 'Hide the sidebar'} title={`${hidden ? 'Show' : 'Hide'} the sidebar (${sidebarShortcut})`} onClick={toggleSidebar}>
+      <Icon name="sidebar" />
+    </button>
+  );
+}
+
+const sidebarShortcut = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+B' : 'Ctrl+B';
 
 /** Shows the Changes view in the sidebar: the branch and how many files changed. Only where git is. */
 function ChangesToggle() {
@@ -79,7 +93,7 @@ function AgentToggle() {
       title={`${open ? 'Close' : 'Open'} the agent panel (${agentShortcuts.panel})`}
       onClick={() => setAgentPanelOpen(!open)}
     >
-      <Icon name="spark" /> Agent
+      <Icon name="spark" /> <span className="button-label">Agent</span>
     </button>
   );
 }

@@ -1,6 +1,7 @@
 import type { DocHandle, FlintClient } from '@flint/client';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { MonacoBinding } from 'y-monaco';
+import * as Y from 'yjs';
 import type { PresenceUser } from '../stores/presenceStore';
 import { FileUndo } from './FileUndo';
 import { monaco } from './monacoSetup';
@@ -48,14 +49,41 @@ export interface ModelRegistryHooks {
 export class ModelRegistry {
   private readonly files = new Map<string, BoundFile>();
   private user: PresenceUser;
+  /**
+   * The editors that show these models (one per editor group), shared by every binding:
+   * y-monaco keeps each one's selection across remote edits and draws others' cursors in it.
+   */
+  private readonly editors = new Set<monaco.editor.IStandaloneCodeEditor>();
 
   constructor(
     private readonly client: FlintClient,
-    private readonly editor: monaco.editor.IStandaloneCodeEditor,
     user: PresenceUser,
     private readonly hooks: ModelRegistryHooks,
   ) {
     this.user = user;
+  }
+
+  /** An editor group's editor joins (until the returned function is called). */
+  addEditor(editor: monaco.editor.IStandaloneCodeEditor): () => void {
+    this.editors.add(editor);
+    return () => this.editors.delete(editor);
+  }
+
+  /**
+   * This tab's caret in a file, as y-monaco announces it for the editor it was built with; a
+   * second group's editor on the file announces through this.
+   */
+  announceSelection(fileId: string, selection: monaco.Selection): void {
+    const file = this.files.get(fileId);
+    if (!file) return;
+    const ytext = file.handle.doc.getText(FILE_TEXT_KEY);
+    let anchor = file.model.getOffsetAt(selection.getStartPosition());
+    let head = file.model.getOffsetAt(selection.getEndPosition());
+    if (selection.getDirection() === monaco.SelectionDirection.RTL) [anchor, head] = [head, anchor];
+    file.handle.awareness.setLocalStateField('selection', {
+      anchor: Y.createRelativePositionFromTypeIndex(ytext, anchor),
+      head: Y.createRelativePositionFromTypeIndex(ytext, head),
+    });
   }
 
   /**
@@ -141,7 +169,7 @@ export class ModelRegistry {
     monaco.editor.getModel(uri)?.dispose();
     const model = monaco.editor.createModel(ytext.toString(), undefined, uri);
     model.updateOptions({ tabSize: 2, insertSpaces: true });
-    const binding = new MonacoBinding(ytext, model, new Set([this.editor]), handle.awareness);
+    const binding = new MonacoBinding(ytext, model, this.editors, handle.awareness);
     undo.track(binding);
     return { path, handle, model, binding, undo };
   }

@@ -1,9 +1,10 @@
-import { monaco } from './monacoSetup';
+import { useWorkspace } from '../stores/workspaceStore';
+import { groupViewAt } from './GroupView';
+import type { monaco } from './monacoSetup';
 
-/** The file editor (not a diff's or the thread's code blocks): the one F1 belongs to. */
+/** The focused group's file editor (not a diff's or the thread's code blocks): the one F1 belongs to. */
 function fileEditor(): monaco.editor.ICodeEditor | null {
-  const editors = monaco.editor.getEditors();
-  return editors.find((editor) => editor.getContainerDomNode().closest('[data-testid="editor"]') !== null) ?? null;
+  return groupViewAt(useWorkspace.getState().focusedGroup)?.editor ?? groupViewAt(0)?.editor ?? null;
 }
 
 /** Opens Monaco's own command list (F1) in the file editor; false when no file is open. */

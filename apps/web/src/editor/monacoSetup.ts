@@ -146,7 +146,8 @@ export const editorOptions: monaco.editor.IStandaloneEditorConstructionOptions =
   smoothScrolling: true,
   cursorBlinking: 'smooth',
   fixedOverflowWidgets: true,
-  padding: { top: 8 },
+  // Room over line 1 for a remote cursor's name, which sits above its line.
+  padding: { top: 16 },
   tabSize: 2,
   stickyScroll: { enabled: false },
   // Ctrl+wheel sets the font size, as in VS Code; EditorController keeps it per workspace.

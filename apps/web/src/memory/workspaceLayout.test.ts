@@ -16,12 +16,24 @@ function memoryStorage(): Storage {
 }
 
 describe('a workspace layout', () => {
-  it('keeps tabs, the active one, carets and the font size per workspace', () => {
+  it('keeps the editor groups, their tabs and active files, carets and the font size per workspace', () => {
     const storage = memoryStorage();
-    saveLayout('w1', { tabs: ['a.ts', 'b.ts'], active: 'b.ts', fontSize: 15 }, storage);
+    const groups = [
+      { tabs: ['a.ts', 'b.ts'], active: 'b.ts' },
+      { tabs: ['b.ts'], active: 'b.ts' },
+    ];
+    saveLayout('w1', { groups, focusedGroup: 1, fontSize: 15 }, storage);
     saveCursor('w1', 'b.ts', 5, 3, storage);
-    expect(loadLayout('w1', storage)).toEqual({ tabs: ['a.ts', 'b.ts'], active: 'b.ts', cursors: { 'b.ts': { line: 5, column: 3 } }, fontSize: 15 });
-    expect(loadLayout('w2', storage).tabs).toEqual([]);
+    expect(loadLayout('w1', storage)).toEqual({ groups, focusedGroup: 1, cursors: { 'b.ts': { line: 5, column: 3 } }, fontSize: 15 });
+    expect(loadLayout('w2', storage).groups).toEqual([]);
+  });
+
+  it('reads a layout written before split editors as one group', () => {
+    const storage = memoryStorage();
+    storage.setItem('flint.layout.w1', JSON.stringify({ tabs: ['a.ts', 7, 'b.ts'], active: 'a.ts', cursors: {}, fontSize: null }));
+    expect(loadLayout('w1', storage)).toMatchObject({ groups: [{ tabs: ['a.ts', 'b.ts'], active: 'a.ts' }], focusedGroup: 0 });
+    storage.setItem('flint.layout.w1', JSON.stringify({ groups: 'no', focusedGroup: -2 }));
+    expect(loadLayout('w1', storage)).toMatchObject({ groups: [], focusedGroup: 0 });
   });
 
   it('keeps the carets of the 200 files visited last', () => {

@@ -1,11 +1,17 @@
-/**
- * What a workspace looked like in this browser — open tabs (by path), the active one, the caret
- * in each file, the editor's font size — so a reload comes back to it. Per workspace, in this
- * browser's localStorage; not shared with collaborators.
- */
-export interface WorkspaceLayout {
+/** One editor group's tabs (by path) and its active file. */
+export interface SavedGroup {
   tabs: string[];
   active: string | null;
+}
+
+/**
+ * What a workspace looked like in this browser — the editor groups with their tabs (by path)
+ * and active files, the caret in each file, the editor's font size — so a reload comes back to
+ * it. Per workspace, in this browser's localStorage; not shared with collaborators.
+ */
+export interface WorkspaceLayout {
+  groups: SavedGroup[];
+  focusedGroup: number;
   cursors: Record<string, { line: number; column: number }>;
   fontSize: number | null;
 }
@@ -14,13 +20,15 @@ const keyOf = (workspaceId: string) => `flint.layout.${workspaceId}`;
 const maxCursors = 200;
 
 export function loadLayout(workspaceId: string, storage: Storage = localStorage): WorkspaceLayout {
-  const empty: WorkspaceLayout = { tabs: [], active: null, cursors: {}, fontSize: null };
+  const empty: WorkspaceLayout = { groups: [], focusedGroup: 0, cursors: {}, fontSize: null };
   try {
-    const parsed = JSON.parse(storage.getItem(keyOf(workspaceId)) ?? 'null') as Partial<WorkspaceLayout> | null;
+    const parsed = JSON.parse(storage.getItem(keyOf(workspaceId)) ?? 'null') as (Partial<WorkspaceLayout> & Partial<SavedGroup>) | null;
     if (!parsed || typeof parsed !== 'object') return empty;
+    // Written before split editors: one group's tabs at the top level.
+    const groups = Array.isArray(parsed.groups) ? parsed.groups.map(readGroup).filter((g): g is SavedGroup => g !== null) : [readGroup(parsed)].filter((g): g is SavedGroup => g !== null && g.tabs.length > 0);
     return {
-      tabs: Array.isArray(parsed.tabs) ? parsed.tabs.filter((t): t is string => typeof t === 'string') : [],
-      active: typeof parsed.active === 'string' ? parsed.active : null,
+      groups,
+      focusedGroup: typeof parsed.focusedGroup === 'number' && Number.isInteger(parsed.focusedGroup) && parsed.focusedGroup >= 0 ? parsed.focusedGroup : 0,
       cursors: parsed.cursors && typeof parsed.cursors === 'object' ? parsed.cursors : {},
       fontSize: typeof parsed.fontSize === 'number' && parsed.fontSize >= 6 && parsed.fontSize <= 72 ? parsed.fontSize : null,
     };
@@ -28,6 +36,15 @@ export function loadLayout(workspaceId: string, storage: Storage = localStorage)
     // Unreadable: the workspace opens as it would the first time.
     return empty;
   }
+}
+
+function readGroup(value: unknown): SavedGroup | null {
+  if (!value || typeof value !== 'object') return null;
+  const { tabs, active } = value as Partial<SavedGroup>;
+  return {
+    tabs: Array.isArray(tabs) ? tabs.filter((t): t is string => typeof t === 'string') : [],
+    active: typeof active === 'string' ? active : null,
+  };
 }
 
 export function saveLayout(workspaceId: string, change: Partial<WorkspaceLayout>, storage: Storage = localStorage): void {

@@ -1,5 +1,9 @@
+import { tabsRightOf } from './editorGroups';
+import { requestTreeReveal } from './paletteStore';
+import { setChangesOpen } from './projectStore';
+import { closeSearch } from './searchStore';
 import { requestThreadInputFocus, setAgentPanelOpen, useThread } from './threadStore';
-import { closeTab, requestEditorFocus, useWorkspace } from './workspaceStore';
+import { closeTab, closeTabs, focusEditorGroup, openFileInGroup, requestEditorFocus, showNotice, splitEditor, useWorkspace } from './workspaceStore';
 
 /**
  * The app's own commands behind its shortcuts: the window's key handler (Workspace) and the
@@ -23,6 +27,57 @@ export function toggleAgentPanel(): void {
 export function closeActiveTab(): void {
   const { activeFileId } = useWorkspace.getState();
   if (activeFileId !== null) closeTab(activeFileId);
+}
+
+/** What a tab's context menu offers (right click or Shift+F10 on a tab), for one tab of one group. */
+export type TabAction = 'close' | 'close-others' | 'close-right' | 'close-all' | 'copy-path' | 'copy-relative-path' | 'reveal' | 'split-right';
+
+export function runTabAction(action: TabAction, group: number, fileId: string): void {
+  const state = useWorkspace.getState();
+  const editorGroup = state.groups[group];
+  const tabs = editorGroup?.tabs ?? [];
+  const path = state.pathById.get(fileId);
+  switch (action) {
+    case 'close':
+      return closeTab(fileId, group);
+    case 'close-others':
+      return closeTabs(tabs.filter((id) => id !== fileId), group);
+    case 'close-right':
+      return closeTabs(editorGroup ? tabsRightOf(editorGroup, fileId) : [], group);
+    case 'close-all':
+      return closeTabs(tabs, group);
+    case 'copy-path':
+      // The workspace is the editors' file system: its root is "/" (models are file:///<path>).
+      if (path !== undefined) void copyText('/' + path);
+      return;
+    case 'copy-relative-path':
+      if (path !== undefined) void copyText(path);
+      return;
+    case 'reveal':
+      if (path === undefined) return;
+      closeSearch();
+      setChangesOpen(false);
+      return requestTreeReveal(path);
+    case 'split-right':
+      openFileInGroup(group, fileId);
+      splitEditor();
+      return;
+  }
+}
+
+async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch (error) {
+    // No clipboard permission (an insecure origin, a denied prompt): say so rather than nothing.
+    console.warn('Flint: could not copy', error);
+    showNotice('Could not copy to the clipboard: this browser refused it.');
+  }
+}
+
+/** Ctrl+1, Ctrl+2…: into that editor group's editor, when there is one. */
+export function focusGroupEditor(index: number): void {
+  focusEditorGroup(index, { focus: true });
 }
 
 /**

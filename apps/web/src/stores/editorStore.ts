@@ -21,8 +21,6 @@ interface EditorState {
   column: number;
   selectedChars: number;
   languageName: string | null;
-  errors: number;
-  warnings: number;
   selection: EditorSelection | null;
 }
 
@@ -31,7 +29,5 @@ export const useEditorStatus = create<EditorState>(() => ({
   column: 1,
   selectedChars: 0,
   languageName: null,
-  errors: 0,
-  warnings: 0,
   selection: null,
 }));

@@ -11,6 +11,7 @@ import { create } from 'zustand';
 import { loadLayout, saveLayout } from '../memory/workspaceLayout';
 import { isBinaryEntry } from '../project/binaryFiles';
 import { requireClient, useConnection } from './connectionStore';
+import { allTabs, closeInGroup, focusGroup, keepFiles, openInGroup, singleGroup, splitRight, type EditorGroup, type GroupLayout } from './editorGroups';
 
 /** A sentence in the corner: a refused operation (error), a partial success (warn), work under way or done (info). */
 export interface NoticeMessage {
@@ -28,8 +29,13 @@ interface WorkspaceState {
   /** Files with no document (binary files of a folder project): shown, never opened as text. */
   binaryFileIds: ReadonlySet<string>;
   indexSynced: boolean;
-  /** Open tabs, by file id, in display order. */
+  /** The editor groups side by side (editorGroups); one when nothing is split. */
+  groups: readonly EditorGroup[];
+  /** The group the keyboard is in. */
+  focusedGroup: number;
+  /** Every open tab of every group, by file id, each once: the files the editors keep loaded. */
   tabs: readonly string[];
+  /** The focused group's active file: what the status bar, the agent and the palette act on. */
   activeFileId: string | null;
   /** The last failed file operation, or an upload's progress and result. */
   notice: NoticeMessage | null;
@@ -37,8 +43,8 @@ interface WorkspaceState {
   editorFocusRequest: number;
   /** A keyboard shortcut asked the tree to start naming a new entry. */
   createRequest: { kind: 'file' | 'folder'; nonce: number } | null;
-  /** Something outside the editor (the agent panel) asked it to show a line of a file. */
-  revealRequest: { fileId: string; line: number; nonce: number } | null;
+  /** Something outside the editor (the agent panel, Problems) asked it to show a line of a file. */
+  revealRequest: { fileId: string; line: number; column?: number; nonce: number } | null;
 }
 
 export const useWorkspace = create<WorkspaceState>(() => ({
@@ -46,13 +52,30 @@ export const useWorkspace = create<WorkspaceState>(() => ({
   pathById: new Map(),
   binaryFileIds: new Set(),
   indexSynced: false,
-  tabs: [],
-  activeFileId: null,
+  ...withLayout(singleGroup),
   notice: null,
   createRequest: null,
   revealRequest: null,
   editorFocusRequest: 0,
 }));
+
+/** The store fields a group layout sets: the groups, and what is derived from them. */
+function withLayout(layout: GroupLayout): Pick<WorkspaceState, 'groups' | 'focusedGroup' | 'tabs' | 'activeFileId'> {
+  return { groups: layout.groups, focusedGroup: layout.focusedGroup, tabs: allTabs(layout), activeFileId: layout.groups[layout.focusedGroup]?.activeFileId ?? null };
+}
+
+/** Changes the group layout; derived fields follow, and nothing changes when the layout did not. */
+export function updateGroups(change: (layout: GroupLayout) => GroupLayout, extra: (state: WorkspaceState) => Partial<WorkspaceState> = () => ({})): void {
+  useWorkspace.setState((state) => {
+    const before: GroupLayout = { groups: state.groups, focusedGroup: state.focusedGroup };
+    const after = change(before);
+    if (after === before) return extra(state);
+    const next = withLayout(after);
+    // Keep the array when its content is the same: subscribers compare by reference.
+    if (next.tabs.length === state.tabs.length && next.tabs.every((id, i) => id === state.tabs[i])) next.tabs = state.tabs;
+    return { ...next, ...extra(state) };
+  });
+}
 
 export function selectActivePath(state: WorkspaceState): string | null {
   return state.activeFileId === null ? null : (state.pathById.get(state.activeFileId) ?? null);
@@ -70,16 +93,9 @@ export function bindWorkspace(client: FlintClient): void {
       if (entry.kind === 'file') pathById.set(entry.fileId, path);
       if (entry.kind === 'file' && isBinaryEntry(entry)) binaryFileIds.add(entry.fileId);
     }
-    useWorkspace.setState((state) => {
-      const tabs = state.tabs.filter((id) => pathById.has(id));
-      let activeFileId = state.activeFileId;
-      if (activeFileId !== null && !pathById.has(activeFileId)) {
-        // The active file was deleted: fall back to its neighbour, like closing the tab.
-        const index = state.tabs.indexOf(activeFileId);
-        activeFileId = tabs[Math.min(index, tabs.length - 1)] ?? null;
-      }
-      return { entries, pathById, binaryFileIds, tabs, activeFileId };
-    });
+    // A deleted file's tabs close, as if closed by hand.
+    useWorkspace.setState({ entries, pathById, binaryFileIds });
+    updateGroups((layout) => keepFiles(layout, (id) => pathById.has(id)));
   };
   map.observe(refresh);
   refresh();
@@ -101,10 +117,16 @@ function restoreTabs(): boolean {
     const entry = entries.get(path);
     return entry?.kind === 'file' && !isBinaryEntry(entry) ? entry.fileId : null;
   };
-  const tabs = layout.tabs.map(idOf).filter((id): id is string => id !== null);
-  if (tabs.length === 0) return false;
-  const active = layout.active === null ? null : idOf(layout.active);
-  useWorkspace.setState({ tabs, activeFileId: active !== null && tabs.includes(active) ? active : (tabs[0] ?? null) });
+  const groups: EditorGroup[] = [];
+  for (const saved of layout.groups) {
+    const tabs = [...new Set(saved.tabs.map(idOf).filter((id): id is string => id !== null))];
+    if (tabs.length === 0) continue;
+    const active = saved.active === null ? null : idOf(saved.active);
+    const activeFileId = active !== null && tabs.includes(active) ? active : (tabs[0] ?? null);
+    groups.push({ tabs, activeFileId, recent: activeFileId === null ? [] : [activeFileId] });
+  }
+  if (groups.length === 0) return false;
+  updateGroups(() => ({ groups, focusedGroup: Math.min(layout.focusedGroup, groups.length - 1) }));
   return true;
 }
 
@@ -116,8 +138,9 @@ function rememberTabs(): void {
   if (workspaceId === null) return;
   let saved = '';
   const save = (state: WorkspaceState) => {
-    const tabs = state.tabs.map((id) => state.pathById.get(id)).filter((p): p is string => p !== undefined);
-    const layout = { tabs, active: selectActivePath(state) };
+    const pathOf = (id: string | null) => (id === null ? null : (state.pathById.get(id) ?? null));
+    const groups = state.groups.map((group) => ({ tabs: group.tabs.map(pathOf).filter((p): p is string => p !== null), active: pathOf(group.activeFileId) }));
+    const layout = { groups, focusedGroup: state.focusedGroup };
     // pathById is rebuilt on every change of the tree: write only when the tabs changed.
     const json = JSON.stringify(layout);
     if (json === saved) return;
@@ -127,7 +150,7 @@ function rememberTabs(): void {
   save(useWorkspace.getState());
   stopRememberingTabs?.();
   stopRememberingTabs = useWorkspace.subscribe((state, previous) => {
-    if (state.tabs !== previous.tabs || state.activeFileId !== previous.activeFileId || state.pathById !== previous.pathById) save(state);
+    if (state.groups !== previous.groups || state.focusedGroup !== previous.focusedGroup || state.pathById !== previous.pathById) save(state);
   });
 }
 
@@ -143,7 +166,7 @@ function openDefaultFile(): void {
   if (choice !== undefined) openFile(choice);
 }
 
-/** Opens a file in a tab (or shows its tab); `focus` also moves the keyboard into the editor. */
+/** Opens a file in a tab of the focused group (or shows its tab there); `focus` also moves the keyboard into the editor. */
 export function openFile(path: string, options: { focus?: boolean } = {}): void {
   const entry = useWorkspace.getState().entries.get(path);
   if (entry?.kind !== 'file') return;
@@ -151,30 +174,45 @@ export function openFile(path: string, options: { focus?: boolean } = {}): void 
 }
 
 export function openFileById(fileId: string, options: { focus?: boolean } = {}): void {
-  useWorkspace.setState((state) => {
-    if (!state.pathById.has(fileId)) return state;
-    const tabs = state.tabs.includes(fileId) ? state.tabs : [...state.tabs, fileId];
-    const editorFocusRequest = state.editorFocusRequest + (options.focus ? 1 : 0);
-    return { tabs, activeFileId: fileId, editorFocusRequest };
-  });
+  openFileInGroup(useWorkspace.getState().focusedGroup, fileId, options);
 }
 
-/** Opens a file and puts the editor's caret on a 1-based line of it, with the keyboard there. */
-export function openFileAt(fileId: string, line: number): void {
-  openFileById(fileId, { focus: true });
-  useWorkspace.setState((state) =>
-    state.activeFileId === fileId ? { revealRequest: { fileId, line, nonce: (state.revealRequest?.nonce ?? 0) + 1 } } : state,
+export function openFileInGroup(group: number, fileId: string, options: { focus?: boolean } = {}): void {
+  if (!useWorkspace.getState().pathById.has(fileId)) return;
+  updateGroups(
+    (layout) => openInGroup(layout, group, fileId),
+    (state) => ({ editorFocusRequest: state.editorFocusRequest + (options.focus ? 1 : 0) }),
   );
 }
 
-export function closeTab(fileId: string): void {
-  useWorkspace.setState((state) => {
-    const index = state.tabs.indexOf(fileId);
-    if (index === -1) return state;
-    const tabs = state.tabs.filter((id) => id !== fileId);
-    const activeFileId = state.activeFileId === fileId ? (tabs[Math.min(index, tabs.length - 1)] ?? null) : state.activeFileId;
-    return { tabs, activeFileId };
-  });
+/** Opens a file and puts the editor's caret on a 1-based line (and column) of it, with the keyboard there. */
+export function openFileAt(fileId: string, line: number, column?: number): void {
+  openFileById(fileId, { focus: true });
+  useWorkspace.setState((state) =>
+    state.activeFileId === fileId ? { revealRequest: { fileId, line, column, nonce: (state.revealRequest?.nonce ?? 0) + 1 } } : state,
+  );
+}
+
+/** Ctrl+1, Ctrl+2…: the keyboard into an editor group (a click in its editor does it too). */
+export function focusEditorGroup(index: number, options: { focus?: boolean } = {}): void {
+  updateGroups(
+    (layout) => focusGroup(layout, index),
+    (state) => (options.focus && index < state.groups.length ? { editorFocusRequest: state.editorFocusRequest + 1 } : {}),
+  );
+}
+
+/** Ctrl/Cmd+\: the focused group's file in a new group to its right, with the keyboard there. */
+export function splitEditor(): void {
+  updateGroups((layout) => splitRight(layout, layout.focusedGroup));
+}
+
+/** Closes tabs of a group (the focused one by default); a split group left empty closes. */
+export function closeTab(fileId: string, group = useWorkspace.getState().focusedGroup): void {
+  closeTabs([fileId], group);
+}
+
+export function closeTabs(fileIds: Iterable<string>, group = useWorkspace.getState().focusedGroup): void {
+  updateGroups((layout) => closeInGroup(layout, group, fileIds));
 }
 
 /** Moves the keyboard back into the editor (after a button outside it was clicked). */
