@@ -1,7 +1,7 @@
 /**
  * The gateway's public face: what a host (main.ts, the e2e server, bench/) needs to compose a
  * gateway and serve it. Everything else under src/ is internal and may move without notice;
- * `testing.ts` (`@flint/gateway/testing`) holds the parts bench/ and tests measure alone.
+ * `test/testing.ts` (`@flint/gateway/testing`) holds the parts bench/ and tests measure alone.
  *
  * @example
  * const gateway = createGateway({}, { store: new SqliteStore(file), clock: systemClock, log });
@@ -44,7 +44,7 @@ export interface GatewaySettings extends Partial<GatewayConfig> {
 
 /**
  * The features a gateway offers, each an extension of the kernel in its own folder. Adding a
- * feature is adding its folder and one line here.
+ * feature is adding its folder and one entry here.
  */
 export function standardExtensions(config: GatewaySettings, ports: GatewayPorts): ExtensionFactory[] {
   return [searchExtension(), completionExtension(ports.models ?? noModels, config.completion)];
