@@ -76,6 +76,13 @@ const rules: Rule[] = [
     check: (s) => (/^(\.\.\/)+(storage|models|project|cluster|transport)\//.test(s) ? `gateway core imports the adapter "${s}" (name a port in core/ports/)` : null),
   },
   {
+    // The kernel (core/'s own files: Gateway, Session, Room, LiveDoc, …) calls features through the
+    // Extension interface and never imports one. The features registered as extensions so far:
+    applies: (f) => /^apps\/gateway\/src\/core\/[^/]+\.ts$/.test(rel(f)) && !isTest(f),
+    types: true,
+    check: (s) => (/^\.\/(search|complete)\//.test(s) ? `the kernel imports the extension "${s}" (register it in index.ts instead)` : null),
+  },
+  {
     // A port names only other ports and the protocol's types.
     applies: (f) => rel(f).startsWith('apps/gateway/src/core/ports/'),
     types: true,

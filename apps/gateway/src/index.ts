@@ -1,17 +1,20 @@
 /**
  * The gateway's public face: what a host (main.ts, the e2e server, bench/) needs to compose a
  * gateway and serve it. Everything else under src/ is internal and may move without notice;
- * `testing.ts` (`@flint/gateway/testing`) holds the parts bench/ and tests measure alone.
+ * `test/testing.ts` (`@flint/gateway/testing`) holds the parts bench/ and tests measure alone.
  *
  * @example
  * const gateway = createGateway({}, { store: new SqliteStore(file), clock: systemClock, log });
  * const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot, allowedOrigins: null, publicUrl: null, log });
  */
-import type { ModelRouter } from './core/agent/ModelRouter';
+import { noModels, type ModelRouter } from './core/agent/ModelRouter';
 import type { Clock } from './core/ports/Clock';
 import type { Random } from './core/ports/Random';
 import type { ClusterBus } from './core/ports/ClusterBus';
 import type { CompletionConfig } from './core/complete/CompletionService';
+import { completionExtension } from './core/complete/completionExtension';
+import type { ExtensionFactory } from './core/Extension';
+import { searchExtension } from './core/search/searchExtension';
 import { Gateway } from './core/Gateway';
 import type { GatewayConfig } from './core/GatewayConfig';
 import type { Log } from './core/ports/Log';
@@ -39,13 +42,22 @@ export interface GatewaySettings extends Partial<GatewayConfig> {
   completion?: Partial<CompletionConfig>;
 }
 
-/** A gateway with `config` over the defaults, wired to `ports`. Serve it with `startServer`. */
-export function createGateway(config: GatewaySettings, ports: GatewayPorts): Gateway {
-  const { completion, ...gatewayConfig } = config;
-  return new Gateway({ ...ports, random: ports.random ?? systemRandom, config: gatewayConfig, completion });
+/**
+ * The features a gateway offers, each an extension of the kernel in its own folder. Adding a
+ * feature is adding its folder and one entry here.
+ */
+export function standardExtensions(config: GatewaySettings, ports: GatewayPorts): ExtensionFactory[] {
+  return [searchExtension(), completionExtension(ports.models ?? noModels, config.completion)];
+}
+
+/** A gateway with `config` over the defaults, wired to `ports`, offering `extensions`. Serve it with `startServer`. */
+export function createGateway(config: GatewaySettings, ports: GatewayPorts, extensions = standardExtensions(config, ports)): Gateway {
+  const { completion: _completion, ...gatewayConfig } = config;
+  return new Gateway({ ...ports, random: ports.random ?? systemRandom, config: gatewayConfig, extensions });
 }
 
 export type { Gateway, CreatedWorkspace } from './core/Gateway';
+export type { Extension, ExtensionFactory, ExtensionHost, ExtensionSession, MessageNamespace, MessageOf } from './core/Extension';
 export { defaultConfig, type AgentConfig, type GatewayConfig } from './core/GatewayConfig';
 export type { Clock } from './core/ports/Clock';
 export type { Log, LogLevel } from './core/ports/Log';

@@ -9,7 +9,8 @@ import { SqliteStore } from '../src/storage/SqliteStore';
 import { systemRandom } from '../src/transport/systemRandom';
 import type { Store } from '../src/core/ports/Store';
 import type { Clock, TimerHandle } from '../src/core/ports/Clock';
-import { Gateway } from '../src/core/Gateway';
+import type { Gateway } from '../src/core/Gateway';
+import { createGateway, type ExtensionFactory } from '../src/index';
 import type { ClusterBus } from '../src/core/ports/ClusterBus';
 import type { ModelRouter } from '../src/core/agent/ModelRouter';
 import type { GatewayConfig } from '../src/core/GatewayConfig';
@@ -68,9 +69,11 @@ export class Harness {
     readonly clock = new FakeClock(),
     /** Makes a bus per gateway (each restart gets a new one): a cluster's tests. */
     private readonly makeBus?: () => ClusterBus,
+    /** The features; unset, the standard ones (`standardExtensions`). */
+    private readonly extensions?: ExtensionFactory[],
   ) {
     this.processClock = new ProcessClock(clock);
-    this.gateway = new Gateway({ store, clock: this.processClock, random: systemRandom, config, models, bus: makeBus?.() });
+    this.gateway = createGateway(config, { store, clock: this.processClock, random: systemRandom, models, bus: makeBus?.() }, extensions);
   }
 
   /** Replaces the gateway by a fresh one on `store` (a restart), dropping every connection. */
@@ -80,7 +83,7 @@ export class Harness {
     this.processClock.kill();
     this.processClock = new ProcessClock(this.clock);
     this.store = store;
-    this.gateway = new Gateway({ store, clock: this.processClock, random: systemRandom, config: this.config, models: this.models, bus: this.makeBus?.() });
+    this.gateway = createGateway(this.config, { store, clock: this.processClock, random: systemRandom, models: this.models, bus: this.makeBus?.() }, this.extensions);
   }
 
   /** Opens a raw socket to the gateway, for hand-written clients. */

@@ -7,8 +7,7 @@ import { LocalLimits } from './limits/LocalLimits';
 import type { SharedLimits } from './limits/SharedLimits';
 import type { Clock } from './ports/Clock';
 import type { Random } from './ports/Random';
-import { CompletionService, type CompletionConfig } from './complete/CompletionService';
-import { WorkspaceSearch } from './search/WorkspaceSearch';
+import { Extensions, type ExtensionFactory } from './Extension';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
 import type { Log } from './ports/Log';
 import type { GatewayContext } from './GatewayContext';
@@ -34,8 +33,8 @@ export interface GatewayOptions {
   log?: Log;
   /** Which model serves each route; none by default. */
   models?: ModelRouter;
-  /** Autocomplete limits and budgets (defaults: `defaultCompletionConfig`). */
-  completion?: Partial<CompletionConfig>;
+  /** The features (search, completion, …), each made once the kernel exists; none by default. */
+  extensions?: readonly ExtensionFactory[];
   /** The other gateways of a cluster (decision 0024); alone by default. */
   bus?: ClusterBus;
   /** Where prompt rates and token budgets are counted: shared by a cluster's gateways (`RedisLimits`); in memory by default. */
@@ -65,6 +64,7 @@ export class Gateway {
   /** Bytes of updates waiting in all sessions for what they build on. */
   private waitingBytes = 0;
   private readonly store: Store;
+  private readonly extensions: Extensions;
   private readonly random: Random;
   private readonly ctx: GatewayContext;
   /** Revocations, including those whose announcement a cluster lost. */
@@ -98,7 +98,9 @@ export class Gateway {
       now: () => options.clock.now(),
       random: options.random,
     });
-    this.rooms = new RoomRegistry(options.store, options.clock, options.random, config, this.metrics, log, this.cluster);
+    const host = { clock: options.clock, random: options.random, metrics: this.metrics, log };
+    this.extensions = new Extensions((options.extensions ?? []).map((make) => make(host)), log);
+    this.rooms = new RoomRegistry(options.store, options.clock, options.random, config, this.metrics, log, this.cluster, this.extensions);
     const limits = options.limits ?? new LocalLimits(options.clock);
     const agent = new AgentService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
     this.ctx = {
@@ -112,8 +114,7 @@ export class Gateway {
       log,
       agent,
       thread: new ThreadService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, agent, limits),
-      completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
-      search: new WorkspaceSearch(options.clock),
+      extensions: this.extensions,
       sessionRefused: (linkId, address) => {
         const caps = config.sessions;
         if ((this.sessionsByLink.get(linkId)?.size ?? 0) >= caps.perLink) return `${caps.perLink} tabs are open with this link already`;
@@ -141,8 +142,6 @@ export class Gateway {
         const fromAddress = (this.sessionsByAddress.get(session.address) ?? 1) - 1;
         if (fromAddress > 0) this.sessionsByAddress.set(session.address, fromAddress);
         else this.sessionsByAddress.delete(session.address);
-        this.ctx.completions.sessionClosed(session);
-        this.ctx.search.sessionClosed(session);
         this.rooms.released(room);
       },
     };
@@ -296,6 +295,7 @@ export class Gateway {
       for (const session of [...sessions]) session.close(CloseCode.GoingAway, 'gateway shutting down');
     }
     this.rooms.closeAll();
+    this.extensions.notify('onClose');
   }
 }
 

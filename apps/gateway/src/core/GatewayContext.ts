@@ -1,6 +1,6 @@
 import type { AgentService } from './agent/AgentService';
 import type { Clock } from './ports/Clock';
-import type { CompletionService } from './complete/CompletionService';
+import type { Extensions } from './Extension';
 import type { GatewayConfig } from './GatewayConfig';
 import type { LinkService } from './LinkService';
 import type { Metrics } from './Metrics';
@@ -8,7 +8,6 @@ import type { Log } from './ports/Log';
 import type { Random } from './ports/Random';
 import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
-import type { WorkspaceSearch } from './search/WorkspaceSearch';
 import type { Session } from './Session';
 import type { ThreadService } from './thread/ThreadService';
 
@@ -26,8 +25,8 @@ export interface GatewayContext {
   readonly log: Log;
   readonly agent: AgentService;
   readonly thread: ThreadService;
-  readonly completions: CompletionService;
-  readonly search: WorkspaceSearch;
+  /** The features registered as extensions (search, completion, …): their namespaces and hooks. */
+  readonly extensions: Extensions;
   /** Why a new session of `linkId` from `address` may not open (a cap reached), or null. */
   sessionRefused(linkId: string, address: string): string | null;
   /** Updates waiting in sessions, all together: `take` says whether `bytes` more fit. */

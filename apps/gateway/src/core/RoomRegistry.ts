@@ -5,6 +5,7 @@ import type { GatewayConfig } from './GatewayConfig';
 import type { Log } from './ports/Log';
 import type { Random } from './ports/Random';
 import type { DocCluster, LiveDoc } from './LiveDoc';
+import type { Extensions } from './Extension';
 import type { Metrics } from './Metrics';
 import { Room } from './Room';
 
@@ -36,6 +37,7 @@ export class RoomRegistry {
     private readonly metrics: Metrics,
     private readonly log: Log,
     private readonly cluster: RoomCluster,
+    private readonly extensions: Extensions,
   ) {}
 
   /** The room of a workspace, loaded if needed; null when the workspace does not exist. */
@@ -53,6 +55,7 @@ export class RoomRegistry {
     this.rooms.set(workspaceId, room);
     cluster.follow(workspaceId);
     this.metrics.inc('flint_room_loads_total');
+    this.extensions.notify('onRoomLoad', room);
     return room;
   }
 
@@ -73,6 +76,7 @@ export class RoomRegistry {
       this.cancelUnload(workspaceId);
       this.holds.delete(workspaceId);
       room.discard();
+      this.extensions.notify('onRoomUnload', room);
     });
   }
 
@@ -134,6 +138,7 @@ export class RoomRegistry {
     this.rooms.delete(room.workspace.id);
     this.cluster.unfollow(room.workspace.id);
     this.metrics.inc('flint_room_unloads_total');
+    this.extensions.notify('onRoomUnload', room);
   }
 
   isLoaded(workspaceId: string): boolean {
@@ -171,6 +176,7 @@ export class RoomRegistry {
         this.rooms.delete(room.workspace.id);
         this.cluster.unfollow(room.workspace.id);
         room.discard();
+        this.extensions.notify('onRoomUnload', room);
       }
     }
   }

@@ -20,7 +20,7 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { StoreError, type LinkRecord } from './ports/Store';
 import type { TimerHandle } from './ports/Clock';
-import type { SearchOutcome } from './search/WorkspaceSearch';
+import type { ExtensionSession, MessageNamespace, MessageOf } from './Extension';
 import type { GatewayContext } from './GatewayContext';
 import type { LiveDoc } from './LiveDoc';
 import type { Connection, PeerSocket } from './PeerSocket';
@@ -85,6 +85,8 @@ export class Session implements Connection, RoomSession {
 
   /** Kept after close: the gateway needs it to forget the session. */
   private openedLinkId = '';
+  /** This session as extensions see it, from its hello on (one object: they key their state by it). */
+  private extensionView: ExtensionSession | null = null;
 
   get linkId(): string {
     return this.openedLinkId;
@@ -237,6 +239,15 @@ export class Session implements Connection, RoomSession {
     this.openedLinkId = link.id;
     room.sessions.add(this);
     this.ctx.sessionOpened(this);
+    this.extensionView = {
+      sessionId: this.sessionId,
+      linkId: link.id,
+      role: link.role,
+      send: (frame) => this.send(frame),
+      sendControl: (message) => this.sendControl(message),
+      close: (code, reason) => this.close(code, reason),
+    };
+    this.ctx.extensions.notify('onSessionOpen', this.extensionView, room);
     this.sendControl({
       type: 'welcome',
       protocolVersion: PROTOCOL_VERSION,
@@ -289,30 +300,24 @@ export class Session implements Connection, RoomSession {
         if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt, interrupt or review');
         return this.answer(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
       }
-      case 'complete.request':
-      case 'complete.cancel':
-      case 'complete.feedback':
-        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot type, so they get no completions');
-        return this.ctx.completions.handle(message, this, room);
-      case 'search.run':
-      case 'search.replace':
-      case 'search.undo':
-        // A viewer may search; its replace is answered `forbidden`, the socket stays open ([P38]).
-        return this.searchAnswer(this.ctx.search.handle(message, this, room, canWrite(this.role ?? 'viewer')));
+      default:
+        return this.toExtension(message, room);
     }
   }
 
-  private searchAnswer(outcome: Promise<SearchOutcome>): void {
-    outcome.then(
-      (answer) => {
-        if ('type' in answer) return this.sendControl(answer);
-        this.sendControl({ type: 'result', requestId: answer.requestId, ok: false, code: answer.code, message: answer.message });
-      },
-      (error: unknown) => {
-        if (error instanceof StoreError) return this.storeUnavailable(error);
-        this.ctx.log('error', 'a search failed', { sessionId: this.sessionId, error: String(error) });
-      },
-    );
+  /** A message of a namespace the kernel does not own goes to the extension registered for it. */
+  private toExtension(message: MessageOf<MessageNamespace>, room: Room): void {
+    const extension = this.ctx.extensions.for(message);
+    if (!extension?.onMessage || !this.extensionView) {
+      const requestId = 'requestId' in message ? message.requestId : null;
+      if (requestId !== null) this.sendResult(requestId, { ok: false, code: 'not_configured', message: `This gateway does not offer ${message.type}.` });
+      return;
+    }
+    const done = extension.onMessage(message, this.extensionView, room);
+    done?.catch((error: unknown) => {
+      if (error instanceof StoreError) return this.storeUnavailable(error);
+      this.ctx.log('error', `an extension failed: ${message.type}`, { sessionId: this.sessionId, namespace: extension.namespace, error: String(error) });
+    });
   }
 
   /**
@@ -515,6 +520,7 @@ export class Session implements Connection, RoomSession {
     this.ctx.waiting.release(this.waitingBytes);
     this.waitingBytes = 0;
     state.room.leave(this);
+    if (this.extensionView) this.ctx.extensions.notify('onSessionClose', this.extensionView, state.room);
     this.ctx.sessionClosed(this, state.room);
   }
 }
