@@ -9,6 +9,8 @@ import { defaultConfig } from './core/GatewayConfig';
 import type { Log } from './core/GatewayContext';
 import { editByInfill } from './models/embedded/editByInfill';
 import { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
+import { secretBoxAt } from './models/connect/secretBox';
+import { WorkspaceModels } from './models/connect/WorkspaceModels';
 import { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
 import { NodeDisk } from './project/Disk';
 import { FolderSync } from './project/FolderSync';
@@ -22,6 +24,7 @@ import { SqliteStore } from './storage/SqliteStore';
 import type { Store } from './storage/Store';
 import { startServer } from './transport/httpServer';
 import { linkUrl } from './transport/restApi';
+import { createWorkspaceModelApi } from './transport/workspaceModelApi';
 import { systemClock } from './transport/systemClock';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
@@ -144,7 +147,10 @@ const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000
 const gatewayId = generateId('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
-const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config, bus, limits });
+// A model the workspace's owner connected from the agent panel goes first (issue 37).
+const meta = { get: (key: string) => store.getMeta(key), set: (key: string, value: string) => store.setMeta(key, value) };
+const workspaceModels = new WorkspaceModels({ meta, secrets: secretBoxAt(join(dataDir, 'secret-key')), clock: systemClock, log });
+const gateway = new Gateway({ store, clock: systemClock, log, models: workspaceModels.router(models.router), config, bus, limits });
 if (bus) {
   try {
     await bus.start(gateway.cluster);
@@ -218,7 +224,8 @@ function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView });
+const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView, modelApi });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (bus) {
@@ -251,6 +258,7 @@ async function stop(signal: string): Promise<void> {
   await bus?.close();
   await limits?.close();
   await models.close();
+  await workspaceModels.close();
   store.close();
   process.exit(0);
 }

@@ -88,7 +88,7 @@ export class AgentService {
   }
 
   private prompt(request: Extract<AgentRequest, { type: 'agent.prompt' }>, from: Prompter, room: Room, byName: string): AgentResult | Promise<AgentResult> {
-    const routed = this.router(request.route);
+    const routed = this.router(request.route, from.workspaceId);
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${request.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }

@@ -113,8 +113,18 @@ export class ThreadService {
     return new ThreadLog(room.thread.doc, () => this.clock.now());
   }
 
-  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room): AgentResult | Promise<AgentResult> {
-    const routed = this.router(message.route);
+  /**
+   * Plays a recorded turn (a replay provider, `routed`) as the thread's next turn, through the
+   * same engine as a live one: its edits stream into the files with the agent's cursor and wait
+   * for review. Refused while a turn runs, so a replay never steers a live turn.
+   */
+  replay(room: Room, from: Prompter, author: ThreadAuthor, text: string, routed: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
+    if (this.starting.get(room) || room.threadTurn || room.threadTurnElsewhere()) return { ok: false, code: 'busy', message: 'The agent is working in this workspace; play the replay once it finishes.' };
+    return this.start({ messageId: null, text, route: 'fast', context: { mentions: [] }, author, from }, room, routed);
+  }
+
+  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room, replay?: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
+    const routed = replay ?? this.router(message.route, room.workspace.id);
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${message.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
