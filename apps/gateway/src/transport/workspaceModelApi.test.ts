@@ -193,6 +193,7 @@ describe("the demo's scripted turn, replayed", () => {
       const thread = room.thread.doc.toJSON();
       expect(JSON.stringify(thread)).toContain('replay · scripted demo turn');
       expect(JSON.stringify(thread)).toContain('Give tasks an optional due date');
+      expect(JSON.stringify(thread)).toContain('a replay of a recorded agent turn, not a live model');
     } finally {
       held.release();
     }

@@ -35,6 +35,9 @@ interface Queued {
 const demoNotice =
   'This workspace runs the bundled demo model, flint-tiny: a ~0.9M-parameter code completer, not an agent. It has no tools and follows no instructions, so it reads no files, writes no patches and will not answer you: its reply is your message continued as code-looking text. For a real agent, start the gateway with a model, e.g. `OPENAI_BASE_URL=https://api.groq.com/openai/v1 OPENAI_API_KEY=… FLINT_MODEL_FAST=openai/gpt-oss-120b npm start` (any OpenAI-compatible server; OPENAI_API_KEY alone for OpenAI) — README, "Point Flint at a model".';
 
+/** Said at the top of every replayed turn: what follows was recorded, no model is answering. */
+const replayNotice = 'This is a replay of a recorded agent turn, not a live model: it streams into the files as the agent did, and you can review it like any turn. Connect a model to ask for your own changes.';
+
 /**
  * The workspace's agent thread (issue 23): takes people's messages, runs one turn at a time per
  * workspace (a message while it streams steers it, or waits with Alt-Enter), and keeps the
@@ -120,7 +123,12 @@ export class ThreadService {
    */
   replay(room: Room, from: Prompter, author: ThreadAuthor, text: string, routed: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
     if (this.starting.get(room) || room.threadTurn || room.threadTurnElsewhere()) return { ok: false, code: 'busy', message: 'The agent is working in this workspace; play the replay once it finishes.' };
-    return this.start({ messageId: null, text, route: 'fast', context: { mentions: [] }, author, from }, room, routed);
+    const started = this.start({ messageId: null, text, route: 'fast', context: { mentions: [] }, author, from }, room, routed);
+    const label = (result: AgentResult): AgentResult => {
+      if (result.ok && result.turnId) this.logOf(room).append({ kind: 'notice', turnId: result.turnId, level: 'info' }, replayNotice);
+      return result;
+    };
+    return started instanceof Promise ? started.then(label) : label(started);
   }
 
   private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room, replay?: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
