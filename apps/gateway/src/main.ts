@@ -25,6 +25,10 @@ import type { Store } from './storage/Store';
 import { startServer } from './transport/httpServer';
 import { linkUrl } from './transport/restApi';
 import { createWorkspaceModelApi } from './transport/workspaceModelApi';
+import { Playground } from './playground/Playground';
+import { playgroundSettings, PlaygroundSettingsError } from './playground/playgroundSettings';
+import { readPlaygroundTemplate, TemplateError } from './playground/playgroundTemplate';
+import { createPlaygroundApi } from './transport/playgroundApi';
 import { systemClock } from './transport/systemClock';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
@@ -32,11 +36,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 
 const usage = `Usage: flint [--port N] [--host H] [folder]
-  folder   open this folder as a workspace, kept in sync with the disk both ways
-           (without it: the demo workspace)`;
+       flint [--port N] [--host H] --playground <template folder | demo>
+  folder        open this folder as a workspace, kept in sync with the disk both ways
+                (without it: the demo workspace)
+  --playground  every visitor of / gets a fresh copy of the template (FLINT_PLAYGROUND)`;
 let args: ReturnType<typeof parseCommandLine>;
 function parseCommandLine() {
-  return parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  return parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' }, host: { type: 'string' }, playground: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
 }
 try {
   args = parseCommandLine();
@@ -79,6 +85,22 @@ if (redisUrl && folderArg) {
   console.error('A folder project is served by one gateway, next to its folder: unset FLINT_REDIS_URL to open a folder.');
   process.exit(2);
 }
+
+function readPlayground() {
+  try {
+    const settings = playgroundSettings(args.values.playground, env);
+    if (!settings) return null;
+    if (folderArg) throw new PlaygroundSettingsError('A playground copies its template for each visitor; it opens no folder project. Drop the folder, or --playground.');
+    if (redisUrl) throw new PlaygroundSettingsError('A playground runs on one gateway: unset FLINT_REDIS_URL.');
+    const folder = settings.templateFolder === 'demo' ? 'demo' : resolve(invokedFrom, settings.templateFolder);
+    return { settings, template: readPlaygroundTemplate(folder) };
+  } catch (error) {
+    if (!(error instanceof PlaygroundSettingsError || error instanceof TemplateError)) throw error;
+    console.error(`Playground: ${error.message}`);
+    process.exit(2);
+  }
+}
+const playgroundSetup = readPlayground();
 
 const log: Log = (level, message, fields) => {
   const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
@@ -143,7 +165,12 @@ function openStore(): Store {
 const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
-const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
+// A playground's model budgets: per workspace and for the whole gateway, per hour (decision 0030).
+const config = folderArg
+  ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } }
+  : playgroundSetup
+    ? { agent: { ...defaultConfig.agent, threadTokensPerWorkspaceHour: playgroundSetup.settings.tokensPerWorkspaceHour, instanceTokensPerHour: playgroundSetup.settings.tokensPerHour } }
+    : {};
 const gatewayId = generateId('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
@@ -224,10 +251,21 @@ function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
+const playground = playgroundSetup
+  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
+  : null;
+playground?.start();
 const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null });
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView, modelApi });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
+  routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi] : [modelApi] });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
+} else if (playgroundSetup) {
+  const { template, settings } = playgroundSetup;
+  console.log(
+    `\n  Flint playground is running at ${running.url}\n  Every visitor of ${running.url}/ gets a fresh copy of ${template.name} (${Object.keys(template.files).length} files), ` +
+      `deleted after ${settings.config.idleMs / 60_000} min idle.\n  Data: ${dataDir}\n`,
+  );
 } else if (bus) {
   // One of several gateways: workspaces are made through POST /workspaces, not seeded per process.
   // Through the balancer, not this gateway: the link returned names the address the request
@@ -252,6 +290,7 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   log('info', 'shutting down', { signal });
   // What people typed reaches the disk before the process goes.
+  playground?.stop();
   await folder?.sync.stop();
   folder?.release();
   await running.close();

@@ -246,6 +246,17 @@ export class Gateway {
     return result;
   }
 
+  /** Deletes a workspace and all its data (an expired playground workspace): its tabs close with 4404. */
+  deleteWorkspace(workspaceId: string): void {
+    this.rooms.discard(workspaceId);
+    this.store.deleteWorkspace(workspaceId);
+  }
+
+  /** Tabs open on a workspace through this gateway now. */
+  sessionsIn(workspaceId: string): number {
+    return this.rooms.loaded(workspaceId)?.sessions.size ?? 0;
+  }
+
   workspaceExists(workspaceId: string): boolean {
     return this.store.getWorkspace(workspaceId) !== null;
   }

@@ -29,6 +29,9 @@ const publicLink = (link: LinkRecord) => ({
   expiresAt: link.expiresAt,
 });
 
+/** A REST route: true when it answered the request. */
+export type RestRoute = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+
 export function linkUrl(origin: string, workspaceId: string, token: string): string {
   return `${origin}/w/${workspaceId}#token=${token}`;
 }
@@ -44,20 +47,20 @@ export interface RestApiOptions {
   /** Folder projects (issue 24): what git sees, zip download and upload. Unset: none. */
   projects?: ProjectRegistry;
   log?: Log;
-  /** Models owners connect and the demo's replay (workspaceModelApi.ts); unset: no such routes. */
-  modelApi?: (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+  /** More routes, tried in order after the project routes (workspaceModelApi.ts, playgroundApi.ts). */
+  routes?: ReadonlyArray<RestRoute>;
 }
 
 /**
  * The REST API: create a workspace; create, list and revoke links; the project routes
  * (projectApi.ts). Returns false when the path is not an API route.
  */
-export function createRestApi(gateway: Gateway, { publicUrl, createToken, projects = noProjects, log = () => {}, modelApi }: RestApiOptions) {
+export function createRestApi(gateway: Gateway, { publicUrl, createToken, projects = noProjects, log = () => {}, routes = [] }: RestApiOptions) {
   const projectApi = createProjectApi(gateway, { projects, log });
   async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     // Before the JSON-only rule below: an upload's body is a zip (its own type, which browsers preflight too).
     if (await projectApi(req, res, pathname)) return true;
-    if (modelApi && (await modelApi(req, res, pathname))) return true;
+    for (const extra of routes) if (await extra(req, res, pathname)) return true;
     if (pathname === '/api/workspaces' && req.method === 'POST') {
       if (createToken !== null && !sameSecret(bearer(req, createTokenMessage), createToken)) {
         throw new HttpError(401, createTokenMessage);

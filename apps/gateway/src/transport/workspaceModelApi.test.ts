@@ -49,7 +49,7 @@ async function setUp() {
   const router = models.router(gatewayRouter);
   const gateway = new Gateway({ store, clock: systemClock, models: router });
   const modelApi = createWorkspaceModelApi(gateway, { models, clock: systemClock, gatewayModel: () => 'flint-tiny' });
-  server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, modelApi });
+  server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, routes: [modelApi] });
   const created = gateway.createWorkspace('Tally', demoWorkspaceFiles);
   const workspaceId = created.workspaceId;
   const link = (role: 'editor' | 'viewer') => {
