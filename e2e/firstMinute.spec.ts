@@ -5,54 +5,28 @@
  * cursor, review), and once the owner connects a (loopback fake) provider, the thread answers
  * through it. The collaborator never receives the key.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { FakeOpenAIServer } from '@flint/test-kit';
 import { openFile, openWorkspace, screenshotDir } from './helpers';
+import { spawnGateway, stopGateway, type SpawnedGateway } from './spawnGateway';
 
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const key = 'sk-e2e-first-minute-0123456789';
 
-interface Running {
-  child: ChildProcess;
+interface Running extends SpawnedGateway {
   origin: string;
   workspaceId: string;
   ownerToken: string;
   ownerLink: string;
 }
 
-/** main.ts with no provider configured, in a process group of its own; resolves with the demo's owner link. */
-function startFreshGateway(dataDir: string): Promise<Running> {
-  const env: NodeJS.ProcessEnv = { ...process.env, FLINT_DATA_DIR: dataDir, FLINT_PROVIDER: 'embedded' };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'FLINT_CONFIG', 'FLINT_MODEL_FAST', 'FLINT_MODEL_DEEP']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts', '--port', '0'], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`The gateway exited (${code}) before printing its link:\n${output}`));
-    child.once('exit', onExit);
-    child.stdout!.on('data', () => {
-      const match = /\(owner link\): (http:\/\/\S+\/w\/([\w-]+)#token=([\w-]+))/.exec(output);
-      if (!match) return;
-      child.off('exit', onExit);
-      const link = new URL(match[1]!);
-      resolve({ child, origin: link.origin, workspaceId: match[2]!, ownerToken: match[3]!, ownerLink: link.href });
-    });
-  });
-}
-
-async function stopGateway(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(-child.pid!, 'SIGTERM');
-  const killed = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(killed);
+/** main.ts with no provider configured; resolves with the demo's owner link it prints. */
+async function startFreshGateway(dataDir: string): Promise<Running> {
+  const gateway = await spawnGateway([], { FLINT_DATA_DIR: dataDir }, /\(owner link\): (http:\/\/\S+\/w\/[\w-]+#token=[\w-]+)/);
+  const [, workspaceId] = /\/w\/([\w-]+)/.exec(gateway.url.pathname)!;
+  return { ...gateway, origin: gateway.url.origin, workspaceId: workspaceId!, ownerToken: gateway.url.hash.replace('#token=', ''), ownerLink: gateway.url.href };
 }
 
 async function person(browser: Browser, link: string, name: string): Promise<Page> {

@@ -255,7 +255,7 @@ const playground = playgroundSetup
   ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
   : null;
 playground?.start();
-const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null });
+const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null, connectAllowed: !playground });
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
   routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi] : [modelApi] });
 if (folder) {

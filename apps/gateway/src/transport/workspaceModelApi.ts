@@ -20,6 +20,8 @@ export interface WorkspaceModelApiOptions {
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** The gateway-wide fast route's model: "flint-tiny" is the bundled demo model. */
   gatewayModel: () => string | null;
+  /** False in a playground: the operator's model serves every workspace (playgroundApi refuses the PUT). */
+  connectAllowed?: boolean;
 }
 
 const route = /^\/api\/workspaces\/([\w-]{1,64})\/(model|demo-replay)$/;
@@ -49,7 +51,7 @@ export function createWorkspaceModelApi(gateway: Gateway, options: WorkspaceMode
       return true;
     }
     if (req.method === 'GET') {
-      json(res, 200, { connection: options.models.view(workspaceId, role), gateway: { model: options.gatewayModel() }, canConnect: role === 'owner' });
+      json(res, 200, { connection: options.models.view(workspaceId, role), gateway: { model: options.gatewayModel() }, canConnect: role === 'owner' && options.connectAllowed !== false });
       return true;
     }
     if (role !== 'owner') throw new HttpError(403, "Only the workspace's owner connects a model.");

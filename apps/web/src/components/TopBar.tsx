@@ -5,6 +5,7 @@ import { openShareDialog } from '../stores/shareStore';
 import { selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/threadStore';
 import { DisplayNameInput } from './DisplayNameInput';
 import { Icon } from './Icon';
+import { PlaygroundReset } from './PlaygroundControls';
 import { PresenceBar } from './PresenceBar';
 import { RoleBadge } from './RoleBadge';
 
@@ -29,6 +30,7 @@ export function TopBar() {
       <DisplayNameInput />
       <ChangesToggle />
       <AgentToggle />
+      <PlaygroundReset />
       {canShare && (
         <button type="button" className="button button--primary" data-testid="share-button" onClick={openShareDialog}>
           <Icon name="share" /> Share
