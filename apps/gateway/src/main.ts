@@ -165,7 +165,7 @@ function openStore(): Store {
 const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
-// A playground's model budgets: per workspace and for the whole gateway, per hour (decision 0030).
+// A playground's model budgets: per workspace and for the whole gateway, per hour (decision 0029).
 const config = folderArg
   ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } }
   : playgroundSetup

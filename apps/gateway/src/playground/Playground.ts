@@ -2,7 +2,7 @@ import type { Clock, TimerHandle } from '../core/Clock';
 import type { Log } from '../core/GatewayContext';
 
 /**
- * Playground mode (issue 37, decision 0030): every visitor gets a fresh workspace copied from a
+ * Playground mode (issue 37, decision 0029): every visitor gets a fresh workspace copied from a
  * template, with an owner link of their own. Workspaces nobody has open expire after `idleMs`
  * and are deleted with their data; creations are capped per client address per hour, and live
  * workspaces in all. The gateway does the rest as for any workspace (links, Share, budgets).

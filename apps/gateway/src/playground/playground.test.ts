@@ -1,5 +1,5 @@
 /**
- * Playground mode (issue 37, decision 0030) through its REST routes on a real server (port 0),
+ * Playground mode (issue 37, decision 0029) through its REST routes on a real server (port 0),
  * a real gateway on SQLite, and a fake clock: 200 visitors from 20 addresses within a minute
  * meet the caps as configured (429 with Retry-After), each gets a workspace no other visitor's
  * link opens, expired workspaces are gone from the store and from memory, and an owner resets

@@ -8,7 +8,7 @@ import { bearer, HttpError, json, readJson, requireJsonContentType } from './htt
 import { linkUrl, type RestRoute } from './restApi';
 
 /**
- * Playground mode's REST (decision 0030):
+ * Playground mode's REST (decision 0029):
  * - `GET  /api/playground`                   whether this gateway is a playground, and its terms
  * - `POST /api/playground/workspaces`        a fresh workspace from the template for this visitor (429 + Retry-After past a cap)
  * - `POST /api/workspaces/:id/reset`         owner: the workspace back to the template

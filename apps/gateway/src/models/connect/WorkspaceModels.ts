@@ -11,7 +11,7 @@ import type { SecretBox } from './secretBox';
  * Models a workspace's owner connects from the agent panel (issue 37): an OpenAI-compatible
  * endpoint, Ollama or a llama.cpp server, for the workspace's agent routes (fast and deep;
  * autocomplete stays the gateway's). Kept in the store's metadata with the key sealed
- * (decision 0029); the key never leaves the gateway again — the owner sees it masked,
+ * (decision 0028); the key never leaves the gateway again — the owner sees it masked,
  * collaborators only the model's name.
  */
 export type ConnectionKind = 'openai' | 'ollama' | 'llamacpp';

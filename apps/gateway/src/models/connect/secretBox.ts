@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
- * Seals the provider keys owners connect (decision 0029): AES-256-GCM under a key kept in the
+ * Seals the provider keys owners connect (decision 0028): AES-256-GCM under a key kept in the
  * data folder, mode 0600, apart from the database — a copy of the database (a backup, a dump
  * sent for support) holds no usable key without that file.
  */
