@@ -24,8 +24,14 @@ export interface RecordingHeader {
   label: string;
 }
 
-/** `t`: milliseconds since the recording began. `answer`: which model request of the turn (0-based). */
-export type RecordedFrame = { t: number; ch: 'model'; answer: number; event: ModelEvent };
+/**
+ * `t`: milliseconds since the recording began. `model`: a provider event of answer `answer` (which
+ * model request of the turn, 0-based). `update`: a Yjs update of document `doc` as the gateway
+ * applied it, base64 — a document's first frame is its whole state when the recording began or
+ * when it was first loaded after; the thread's messages and the agent's tokens are updates of
+ * the thread doc (`~thread`) and of the files.
+ */
+export type RecordedFrame = { t: number; ch: 'model'; answer: number; event: ModelEvent } | { t: number; ch: 'update'; doc: string; data: string };
 
 export interface Recording extends RecordingHeader {
   frames: RecordedFrame[];
@@ -90,6 +96,11 @@ export function parseRecording(text: string): Recording {
     const frame = parse(lines[i]!, i + 1);
     if (typeof frame.t !== 'number' || !(frame.t >= last)) throw new RecordingError(`Line ${i + 1}: "t" must be a time in ms, not earlier than the line before.`);
     last = frame.t;
+    if (frame.ch === 'update') {
+      if (typeof frame.doc !== 'string' || typeof frame.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(frame.data)) throw new RecordingError(`Line ${i + 1}: an update frame needs "doc" and base64 "data".`);
+      frames.push({ t: frame.t, ch: 'update', doc: frame.doc, data: frame.data });
+      continue;
+    }
     if (frame.ch !== 'model') continue;
     const event = modelEvent(frame.event);
     if (!event || typeof frame.answer !== 'number' || !Number.isInteger(frame.answer) || frame.answer < 0) throw new RecordingError(`Line ${i + 1}: a model frame needs "answer" and a model event.`);

@@ -27,7 +27,7 @@ export class ReplayProvider implements ModelProvider {
   }
 
   private async *play(answer: number, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const frames = this.recording.frames.filter((frame) => frame.answer === answer);
+    const frames = this.recording.frames.flatMap((frame) => (frame.ch === 'model' && frame.answer === answer ? [frame] : []));
     // A thread that asks once more than was recorded (it should not) is told the answer ended.
     if (frames.length === 0) {
       yield { type: 'done', finishReason: 'stop' };
