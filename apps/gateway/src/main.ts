@@ -29,6 +29,8 @@ import { Playground } from './playground/Playground';
 import { playgroundSettings, PlaygroundSettingsError } from './playground/playgroundSettings';
 import { readPlaygroundTemplate, TemplateError } from './playground/playgroundTemplate';
 import { createPlaygroundApi } from './transport/playgroundApi';
+import { Recordings } from './recording/Recordings';
+import { createRecordingApi } from './transport/recordingApi';
 import { systemClock } from './transport/systemClock';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
@@ -255,9 +257,10 @@ const playground = playgroundSetup
   ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
   : null;
 playground?.start();
+const recordingApi = createRecordingApi(gateway, new Recordings((id) => gateway.holdRoom(id), systemClock));
 const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null, connectAllowed: !playground });
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
-  routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi] : [modelApi] });
+  routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi, recordingApi] : [modelApi, recordingApi] });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (playgroundSetup) {
