@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { openFile, screenshotDir, shareLink, typeAtTop } from './helpers';
+import { readFileSync } from 'node:fs';
+import { createDemoWorkspace, openFile, openWorkspace, screenshotDir, shareLink, typeAtTop } from './helpers';
 import { spawnGateway, stopGateway, type SpawnedGateway } from './spawnGateway';
 
 let scratch: string;
@@ -98,4 +99,20 @@ test('the front page makes a new workspace or opens the demo, and lists both as 
   await expect(recent.nth(1)).toHaveText('Tally (demo)');
   await recent.nth(1).click();
   await expect(page.getByTestId('workspace-name')).toHaveText('Tally (demo)');
+});
+
+test('the owner records a workspace and downloads the recording', async ({ page, request }) => {
+  await openWorkspace(page, await createDemoWorkspace(request), 'Erin');
+  await page.getByTestId('record-button').click();
+  await expect(page.getByTestId('record-button')).toHaveAttribute('aria-pressed', 'true');
+  await openFile(page, 'src/index.ts');
+  await typeAtTop(page, '// recorded');
+  const download = page.waitForEvent('download');
+  await page.getByTestId('record-button').click();
+  const file = await (await download).path();
+  const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines[0]).toMatchObject({ format: 'flint-recording', version: 1 });
+  expect(lines.slice(1).every((frame) => frame.ch === 'update')).toBe(true);
+  expect(lines.length).toBeGreaterThan(4);
+  await expect(page.getByTestId('record-button')).toHaveAttribute('aria-pressed', 'false');
 });

@@ -6,6 +6,7 @@ import { selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/thr
 import { DisplayNameInput } from './DisplayNameInput';
 import { Icon } from './Icon';
 import { PlaygroundReset } from './PlaygroundControls';
+import { RecordButton } from './RecordButton';
 import { PresenceBar } from './PresenceBar';
 import { RoleBadge } from './RoleBadge';
 
@@ -31,6 +32,7 @@ export function TopBar() {
       <ChangesToggle />
       <AgentToggle />
       <PlaygroundReset />
+      <RecordButton />
       {canShare && (
         <button type="button" className="button button--primary" data-testid="share-button" onClick={openShareDialog}>
           <Icon name="share" /> Share
