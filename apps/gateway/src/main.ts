@@ -253,11 +253,13 @@ function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
+const recordings = new Recordings((id) => gateway.holdRoom(id), systemClock);
+const recordingApi = createRecordingApi(gateway, recordings);
 const playground = playgroundSetup
-  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
+  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
   : null;
 playground?.start();
-const recordingApi = createRecordingApi(gateway, new Recordings((id) => gateway.holdRoom(id), systemClock));
+
 const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null, connectAllowed: !playground });
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
   routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi, recordingApi] : [modelApi, recordingApi] });

@@ -33,7 +33,7 @@ interface Queued {
 
 /** Said once per thread, and only what the bundled model does: people judge Flint by this turn. */
 const demoNotice =
-  'This workspace runs the bundled demo model, flint-tiny: a ~0.9M-parameter code completer, not an agent. It has no tools and follows no instructions, so it reads no files, writes no patches and will not answer you: its reply is your message continued as code-looking text. For a real agent, start the gateway with a model, e.g. `OPENAI_BASE_URL=https://api.groq.com/openai/v1 OPENAI_API_KEY=… FLINT_MODEL_FAST=openai/gpt-oss-120b npm start` (any OpenAI-compatible server; OPENAI_API_KEY alone for OpenAI) — README, "Point Flint at a model".';
+  'This workspace runs the bundled demo model, flint-tiny: a ~0.9M-parameter code completer, not an agent. It has no tools and follows no instructions, so it reads no files, writes no patches and will not answer you: its reply is your message continued as code-looking text. For a real agent, the owner of the workspace can connect a model from the agent panel, or start the gateway with one, e.g. `OPENAI_BASE_URL=https://api.groq.com/openai/v1 OPENAI_API_KEY=… FLINT_MODEL_FAST=openai/gpt-oss-120b npm start` (any OpenAI-compatible server; OPENAI_API_KEY alone for OpenAI) — README, "Point Flint at a model".';
 
 /** Said at the top of every replayed turn: what follows was recorded, no model is answering. */
 const replayNotice = 'This is a replay of a recorded agent turn, not a live model: it streams into the files as the agent did, and you can review it like any turn. Connect a model to ask for your own changes.';
