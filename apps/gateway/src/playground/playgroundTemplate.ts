@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 
@@ -24,6 +24,7 @@ export class TemplateError extends Error {}
 export function readPlaygroundTemplate(folder: string): PlaygroundTemplate {
   if (folder === 'demo') return { name: 'Tally (playground)', files: demoWorkspaceFiles };
   const root = resolve(folder);
+  if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new TemplateError(`There is no template folder at ${root}: give a folder of files to copy, or "demo".`);
   let total = 0;
   const files: Record<string, string> = {};
   const decoder = new TextDecoder('utf-8', { fatal: true });
