@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../apps/gateway/src/transport/systemClock';
+import { systemClock } from '@flint/gateway';
 import { b1TimeToFirstToken } from './benchmarks/b1TimeToFirstToken';
 import { b2CpuPerToken } from './benchmarks/b2CpuPerToken';
 import { b3Throughput } from './benchmarks/b3Throughput';

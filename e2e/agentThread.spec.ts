@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { demoWorkspaceFiles } from '../apps/gateway/src/seed/demoWorkspace';
+import { demoWorkspaceFiles } from '@flint/gateway';
 import { createDemoWorkspace, editorText, openFile, openWorkspace, screenshotDir, shareLink } from './helpers';
 
 /**

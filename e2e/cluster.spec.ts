@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { startPostgres, startRedis, type RunningService } from '@flint/test-kit';
-import { createWorkspace, GatewayProcesses, type GatewayProcess } from '../apps/gateway/src/cluster/gatewayProcesses';
+import { createWorkspace, GatewayProcesses, type GatewayProcess } from '@flint/gateway/testing';
 import { editorText, openFile, openWorkspace, screenshotDir, typeAtTop } from './helpers';
 
 /**

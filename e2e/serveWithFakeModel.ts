@@ -50,4 +50,4 @@ process.env.FLINT_MODEL_DEEP = 'fake-deep';
 const configFile = join(tmpdir(), `flint-e2e-${process.pid}.json`);
 writeFileSync(configFile, JSON.stringify({ routes: { complete: { kind: 'openai-chat', baseUrl: fim.baseUrl, model: 'qwen2.5-coder-e2e', fimTemplate: 'qwen' } } }));
 process.env.FLINT_CONFIG = configFile;
-await import('../apps/gateway/src/main.ts');
+await import('@flint/gateway/main');

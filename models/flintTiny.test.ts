@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getLlama, LlamaLogLevel, type Llama, type LlamaModel } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelEvent } from '../apps/gateway/src/models/ModelProvider';
+import type { ModelEvent } from '../apps/gateway/src/core/ports/ModelProvider';
 import { EmbeddedProvider } from '../apps/gateway/src/models/embedded/EmbeddedProvider';
 import { inspectModelFile } from '../apps/gateway/src/models/embedded/ggufMetadata';
 

@@ -8,8 +8,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const roots = ['packages', 'apps'].flatMap((dir) =>
-  readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'src')).filter(existsSync),
+  readdirSync(join(root, dir)).flatMap((name) => ['src', 'test'].map((folder) => join(root, dir, name, folder))).filter(existsSync),
 );
+/** Hosts of the gateway outside it: they reach it through its package entries only. */
+const hosts = ['bench', 'e2e'].map((dir) => join(root, dir));
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,11 +35,14 @@ function importsOf(source: string): Array<{ specifier: string; typeOnly: boolean
 
 interface Rule {
   applies: (file: string) => boolean;
+  /** Type-only imports count too (a boundary of names, not only of load order). */
+  types?: boolean;
   check: (specifier: string, source: string) => string | null;
 }
 
 const rel = (file: string) => relative(root, file);
-const isTest = (file: string) => /\.test\.tsx?$|testHarness\.ts$/.test(file);
+/** Tests, and test support (a package's or app's test/ folder: harnesses, fakes, corpora). */
+const isTest = (file: string) => /\.test\.tsx?$/.test(file) || /^(apps|packages)\/[^/]+\/test\//.test(rel(file));
 const nodeBuiltin = (s: string) => s.startsWith('node:') || ['fs', 'path', 'http', 'https', 'net', 'crypto', 'os', 'child_process'].includes(s);
 
 const rules: Rule[] = [
@@ -64,6 +69,32 @@ const rules: Rule[] = [
         : null,
   },
   {
+    // Ports (core/ports/) are declared for the core; adapters implement them. Core never names an
+    // adapter, not even a type: storage, models, project, cluster and transport depend on core.
+    applies: (f) => rel(f).startsWith('apps/gateway/src/core/') && !isTest(f),
+    types: true,
+    check: (s) => (/^(\.\.\/)+(storage|models|project|cluster|transport)\//.test(s) ? `gateway core imports the adapter "${s}" (name a port in core/ports/)` : null),
+  },
+  {
+    // A port names only other ports and the protocol's types.
+    applies: (f) => rel(f).startsWith('apps/gateway/src/core/ports/'),
+    types: true,
+    check: (s) => (s.startsWith('./') || s === '@flint/protocol' ? null : `a port imports "${s}"`),
+  },
+  {
+    // What ships never leans on test support: src/ (tests aside) imports nothing from a test/ folder.
+    applies: (f) => /^(apps|packages)\/[^/]+\/src\//.test(rel(f)) && !isTest(f),
+    types: true,
+    check: (s) => (/(^|\/)test\//.test(s) ? `production code imports test support "${s}"` : null),
+  },
+  {
+    // bench/ and e2e/ compose the gateway through its public face (src/index.ts, `@flint/gateway`)
+    // and its documented test entry (`@flint/gateway/testing`), never its internals.
+    applies: (f) => /^(bench|e2e)\//.test(rel(f)),
+    types: true,
+    check: (s) => (/(^|\/)apps\/gateway\/src\//.test(s) ? `reaches into the gateway ("${s}"): import @flint/gateway or @flint/gateway/testing` : null),
+  },
+  {
     // React components use packages/client through stores and hooks, never the wire.
     applies: (f) => rel(f).startsWith('apps/web/src/components/'),
     check: (s) => (['@flint/client', 'y-protocols/sync', 'ws'].includes(s) ? `a component imports "${s}"` : null),
@@ -75,6 +106,11 @@ const sourceRules: Array<{ applies: (file: string) => boolean; pattern: RegExp; 
     applies: (f) => rel(f).startsWith('apps/gateway/src/core/') && !isTest(f) && !f.endsWith('/Clock.ts'),
     pattern: /process\.env|(?<![.\w])set(Timeout|Interval)\(/,
     message: 'gateway core reads process.env or uses global timers (inject a Clock)',
+  },
+  {
+    applies: (f) => rel(f).startsWith('apps/gateway/src/core/') && !isTest(f),
+    pattern: /\b(randomBytes|randomUUID|randomInt|getRandomValues)\(|Math\.random\(/,
+    message: 'gateway core makes its own randomness (inject a Random: core/ports/Random.ts)',
   },
 ];
 
@@ -92,13 +128,13 @@ function resolveImport(from: string, specifier: string): string | null {
   return null;
 }
 
-for (const file of roots.flatMap(walk)) {
+for (const file of [...roots, ...hosts].flatMap(walk)) {
   const source = readFileSync(file, 'utf8');
   const edges: string[] = [];
   for (const { specifier, typeOnly } of importsOf(source)) {
     for (const rule of rules) {
       // Types vanish at runtime: a component may name a client type without using the wire.
-      if (!rule.applies(file) || typeOnly) continue;
+      if (!rule.applies(file) || (typeOnly && !rule.types)) continue;
       const problem = rule.check(specifier, source);
       if (problem) problems.push(`${rel(file)}: ${problem}`);
     }

@@ -16,7 +16,7 @@
  * (startBenchGateway, as B2 and B6 run it); clients run in the runner process.
  */
 import { FILE_TEXT_KEY, type TurnInfo } from '@flint/protocol';
-import { createWorkspace, type GatewayProcess } from '../../apps/gateway/src/cluster/gatewayProcesses';
+import { createWorkspace, type GatewayProcess } from '@flint/gateway/testing';
 import type { Benchmark, BenchContext, BenchReport } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
 import { processTreeCpuMs } from '../lib/clusterCpu';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import type * as Y from 'yjs';
-import { defaultConfig } from '../../apps/gateway/src/core/GatewayConfig';
+import { defaultConfig } from '@flint/gateway';
 import type { Benchmark, BenchContext, BenchReport, TargetCheck } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
 import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';

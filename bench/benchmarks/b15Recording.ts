@@ -12,15 +12,22 @@
  */
 import * as Y from 'yjs';
 import { FILE_TEXT_KEY } from '@flint/protocol';
-import { Gateway } from '../../apps/gateway/src/core/Gateway';
-import type { ModelEvent } from '../../apps/gateway/src/models/ModelProvider';
-import { parseRecording, RECORDING_FORMAT, RECORDING_VERSION, writeRecording, type RecordedFrame, type Recording } from '../../apps/gateway/src/recording/Recording';
-import { Replayer } from '../../apps/gateway/src/recording/replayDocs';
-import { ReplayProvider } from '../../apps/gateway/src/recording/ReplayProvider';
-import { SessionRecorder } from '../../apps/gateway/src/recording/SessionRecorder';
-import { demoWorkspaceFiles } from '../../apps/gateway/src/seed/demoWorkspace';
-import { SqliteStore } from '../../apps/gateway/src/storage/SqliteStore';
-import { systemClock } from '../../apps/gateway/src/transport/systemClock';
+import {
+  createGateway,
+  demoWorkspaceFiles,
+  parseRecording,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  Replayer,
+  ReplayProvider,
+  SessionRecorder,
+  SqliteStore,
+  systemClock,
+  writeRecording,
+  type ModelEvent,
+  type RecordedFrame,
+  type Recording,
+} from '@flint/gateway';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { summarize } from '../lib/percentile';
 
@@ -41,7 +48,7 @@ function bigTurn(lines: number): { recording: Recording; tokens: number } {
 
 async function turnCpuPerToken(recorded: boolean, lines: number): Promise<number> {
   const store = new SqliteStore(':memory:');
-  const gateway = new Gateway({ store, clock: systemClock });
+  const gateway = createGateway({}, { store, clock: systemClock });
   const created = gateway.createWorkspace('B15', demoWorkspaceFiles);
   const held = gateway.holdRoom(created.workspaceId)!;
   const recorder = recorded ? new SessionRecorder(held.room, systemClock, 'bench') : null;

@@ -10,8 +10,7 @@
  */
 import http from 'node:http';
 import WebSocket from 'ws';
-import { ResponsesProvider } from '../../apps/gateway/src/models/ResponsesProvider';
-import type { ModelMessage } from '../../apps/gateway/src/models/ModelProvider';
+import { ResponsesProvider, type ModelMessage } from '@flint/gateway';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
 import { tokenText } from '../lib/PacedTokenServer';

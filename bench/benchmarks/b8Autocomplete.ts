@@ -25,10 +25,8 @@ import { AdaptiveDebounce, Completer, type CompletionStream, type EditorState, t
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { makeTinyLlamaGguf } from '@flint/test-kit';
 import type * as Y from 'yjs';
-import { buildCompletionContext, type CompletionContext } from '../../apps/gateway/src/core/complete/completionPrompt';
-import { defaultCompletionConfig } from '../../apps/gateway/src/core/complete/CompletionService';
-import { EmbeddedProvider } from '../../apps/gateway/src/models/embedded/EmbeddedProvider';
-import { fimTemplate } from '../../apps/gateway/src/models/fim/fimTemplates';
+import { defaultCompletionConfig, EmbeddedProvider } from '@flint/gateway';
+import { buildCompletionContext, fimTemplate, type CompletionContext } from '@flint/gateway/testing';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { ChildHost } from '../lib/ChildHost';
 import { connectFlintClient, fileIdOf } from '../lib/connectFlintClient';

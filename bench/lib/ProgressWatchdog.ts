@@ -5,7 +5,7 @@
  * from hanging on a benchmark that reports progress but never ends). A full run has no stall
  * window: its steps are long by design, and only its overall limit applies.
  */
-import type { Clock } from '../../apps/gateway/src/core/Clock';
+import type { Clock } from '@flint/gateway';
 
 export interface WatchdogLimits {
   /** Fail when no step finished for this long; absent: only `limitMs` applies. */

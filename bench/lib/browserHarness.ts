@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { createStaticHandler } from '../../apps/gateway/src/transport/staticFiles';
+import { createStaticHandler } from '@flint/gateway/testing';
 import { installProbe } from './browserProbe';
 import { pause } from './until';
 

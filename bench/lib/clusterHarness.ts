@@ -11,7 +11,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
-import { GatewayProcesses, type GatewayProcess } from '../../apps/gateway/src/cluster/gatewayProcesses';
+import { GatewayProcesses, type GatewayProcess } from '@flint/gateway/testing';
 
 const hocuspocusMain = join(dirname(fileURLToPath(import.meta.url)), '..', 'servers', 'hocuspocusRedisServer.ts');
 

@@ -4,9 +4,8 @@
  * docs). No model in the loop: what is measured is what the search costs everyone else.
  */
 import { FILE_TEXT_KEY } from '@flint/protocol';
-import type { Gateway } from '../../apps/gateway/src/core/Gateway';
-import { runTool } from '../../apps/gateway/src/core/thread/threadTools';
-import { systemClock } from '../../apps/gateway/src/transport/systemClock';
+import { systemClock, type Gateway } from '@flint/gateway';
+import { runTool } from '@flint/gateway/testing';
 
 export async function searchWorkspace(gateway: Gateway, workspaceId: string, query: string, regex: boolean): Promise<{ ms: number; summary: string; ok: boolean }> {
   const held = gateway.holdRoom(workspaceId);

@@ -6,16 +6,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CompletionConfig } from '../../apps/gateway/src/core/complete/CompletionService';
-import { defaultConfig, type AgentConfig, type GatewayConfig } from '../../apps/gateway/src/core/GatewayConfig';
-import { Gateway } from '../../apps/gateway/src/core/Gateway';
-import type { ModelRouter } from '../../apps/gateway/src/core/agent/ModelRouter';
-import { EmbeddedProvider } from '../../apps/gateway/src/models/embedded/EmbeddedProvider';
-import type { FimMode } from '../../apps/gateway/src/models/fim/Infiller';
-import { createProviders, loadProviderConfig } from '../../apps/gateway/src/models/providerConfig';
-import { SqliteStore } from '../../apps/gateway/src/storage/SqliteStore';
-import { startServer, type RunningServer } from '../../apps/gateway/src/transport/httpServer';
-import { systemClock } from '../../apps/gateway/src/transport/systemClock';
+import {
+  createGateway,
+  createProviders,
+  defaultConfig,
+  EmbeddedProvider,
+  loadProviderConfig,
+  SqliteStore,
+  startServer,
+  systemClock,
+  type AgentConfig,
+  type CompletionConfig,
+  type FimMode,
+  type Gateway,
+  type GatewayConfig,
+  type ModelRouter,
+  type RunningServer,
+} from '@flint/gateway';
 
 export interface BenchGatewayOptions {
   /** An OpenAI-compatible base URL (…/v1) for every route; none: the agent is not configured. */
@@ -84,13 +91,10 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
   }
   const dataDir = options.storeFile ? null : mkdtempSync(join(tmpdir(), 'flint-bench-gateway-'));
   const store = new SqliteStore(options.storeFile ?? join(dataDir!, 'flint.sqlite'));
-  const gateway = new Gateway({
-    store,
-    clock: systemClock,
-    models,
-    completion: { requestsPerSecond: 10_000, ...options.completion },
-    config: { ...options.config, agent: { ...defaultConfig.agent, ...unlimited, ...options.agent } },
-  });
+  const gateway = createGateway(
+    { ...options.config, agent: { ...defaultConfig.agent, ...unlimited, ...options.agent }, completion: { requestsPerSecond: 10_000, ...options.completion } },
+    { store, clock: systemClock, models },
+  );
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: options.webRoot ?? '/nonexistent', allowedOrigins: null, publicUrl: null, log: () => {} });
   return {
     gateway,

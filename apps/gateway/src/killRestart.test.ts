@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FlintClient, type WebSocketLike } from '@flint/client';
-import { agentChars, FakeOpenAIServer, freePort, int, isDeleted, peopleText, propertyConfig, seededRandom } from '@flint/test-kit';
+import { agentChars, FakeOpenAIServer, freePort, int, isDeleted, peopleText, propertyConfig, seededRandom, until as waitUntil } from '@flint/test-kit';
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, type IndexEntry } from '@flint/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
@@ -67,13 +67,7 @@ function startGateway(port: number): Promise<{ child: ChildProcess; demoUrl: URL
 }
 
 let debug: (() => string) | null = null;
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}${debug ? `\n${debug()}` : ''}`);
-}
+const until = (condition: () => boolean, what: string) => waitUntil(condition, what, { timeoutMs: 15_000, debug: () => debug?.() ?? '' });
 
 describe('gateway killed and restarted', () => {
   it(`${runs} seeded kill -9s while two people type and the agent streams: nothing seen is lost, nothing doubled`, async () => {

@@ -3,35 +3,43 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readiness, type ModelRouter, type Readiness } from './core/agent/ModelRouter';
-import { Gateway } from './core/Gateway';
-import { defaultConfig } from './core/GatewayConfig';
-import type { Log } from './core/GatewayContext';
-import { editByInfill } from './models/embedded/editByInfill';
-import { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
+import {
+  clusterReadiness,
+  createGateway,
+  createProviders,
+  defaultConfig,
+  demoWorkspaceFiles,
+  describeProviderConfig,
+  editByInfill,
+  EmbeddedProvider,
+  FolderSync,
+  linkUrl,
+  loadProviderConfig,
+  NodeDisk,
+  PostgresStore,
+  ProviderConfigError,
+  readiness,
+  RedisBus,
+  RedisLimits,
+  SqliteStore,
+  startServer,
+  systemClock,
+  systemRandom,
+  type Log,
+  type ModelRouter,
+  type Readiness,
+  type RouteConfig,
+  type Store,
+} from './index';
 import { secretBoxAt } from './models/connect/secretBox';
 import { WorkspaceModels } from './models/connect/WorkspaceModels';
-import { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
-import { NodeDisk } from './project/Disk';
-import { FolderSync } from './project/FolderSync';
-import { demoWorkspaceFiles } from './seed/demoWorkspace';
-import { clusterReadiness } from './cluster/clusterReadiness';
-import { RedisBus } from './cluster/RedisBus';
-import { RedisLimits } from './cluster/RedisLimits';
-import { generateId } from './core/linkTokens';
-import { PostgresStore } from './storage/PostgresStore';
-import { SqliteStore } from './storage/SqliteStore';
-import type { Store } from './storage/Store';
-import { startServer } from './transport/httpServer';
-import { linkUrl } from './transport/restApi';
-import { createWorkspaceModelApi } from './transport/workspaceModelApi';
 import { Playground } from './playground/Playground';
 import { playgroundSettings, PlaygroundSettingsError } from './playground/playgroundSettings';
 import { readPlaygroundTemplate, TemplateError } from './playground/playgroundTemplate';
-import { createPlaygroundApi } from './transport/playgroundApi';
 import { Recordings } from './recording/Recordings';
+import { createPlaygroundApi } from './transport/playgroundApi';
 import { createRecordingApi } from './transport/recordingApi';
-import { systemClock } from './transport/systemClock';
+import { createWorkspaceModelApi } from './transport/workspaceModelApi';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
 const here = dirname(fileURLToPath(import.meta.url));
@@ -173,13 +181,13 @@ const config = folderArg
   : playgroundSetup
     ? { agent: { ...defaultConfig.agent, threadTokensPerWorkspaceHour: playgroundSetup.settings.tokensPerWorkspaceHour, instanceTokensPerHour: playgroundSetup.settings.tokensPerHour } }
     : {};
-const gatewayId = generateId('g');
+const gatewayId = systemRandom.id('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 // A model the workspace's owner connected from the agent panel goes first (issue 37).
 const meta = { get: (key: string) => store.getMeta(key), set: (key: string, value: string) => store.setMeta(key, value) };
 const workspaceModels = new WorkspaceModels({ meta, secrets: secretBoxAt(join(dataDir, 'secret-key')), clock: systemClock, log });
-const gateway = new Gateway({ store, clock: systemClock, log, models: workspaceModels.router(models.router), config, bus, limits });
+const gateway = createGateway(config, { store, clock: systemClock, log, models: workspaceModels.router(models.router), bus, limits });
 if (bus) {
   try {
     await bus.start(gateway.cluster);

@@ -2,7 +2,7 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chunking, chunksOf, rewrite } from './testArbitraries';
+import { chunking, chunksOf, rewrite } from '../test/testArbitraries';
 
 /** Where the ops' cursor ends in the original. */
 const reachOf = (ops: readonly DiffOp[]): number => ops.reduce((n, op) => n + (op.type === 'insert' ? 0 : op.length), 0);

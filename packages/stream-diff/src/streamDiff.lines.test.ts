@@ -1,11 +1,11 @@
 import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkings, settings } from './corpusReport';
-import { editCorpus } from './editCorpus';
-import { charOptimum, lineDiffCost, lineRegions, opsCost } from './editSize';
+import { chunkings, settings } from '../test/corpusReport';
+import { editCorpus } from '../test/editCorpus';
+import { charOptimum, lineDiffCost, lineRegions, opsCost } from '../test/editSize';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chance, chunking, chunksOf, rewrite, smallWindow } from './testArbitraries';
+import { chance, chunking, chunksOf, rewrite, smallWindow } from '../test/testArbitraries';
 
 const runs = propertyParameters(300);
 

@@ -2,8 +2,8 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './index';
-import { chunking, chunksOf, codeText, rewrite, smallWindow } from './testArbitraries';
-import { chunk, codeLine, count, distinctLine as line, mulberry32, stream } from './testGen';
+import { chunking, chunksOf, codeText, rewrite, smallWindow } from '../test/testArbitraries';
+import { chunk, codeLine, count, distinctLine as line, mulberry32, stream } from '../test/testGen';
 
 const runs = propertyParameters(300);
 

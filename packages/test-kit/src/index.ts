@@ -8,3 +8,5 @@ export * from './fakeProviders';
 export * from './wireFuzz';
 export * from './services';
 export * from './agentText';
+export * from './tls/testCertificate';
+export * from './until';

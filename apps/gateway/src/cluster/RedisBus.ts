@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import type { ClusterBus, ClusterListener, ClusterMessage, WorkspaceMessage } from '../core/cluster/ClusterBus';
+import type { ClusterBus, ClusterListener, ClusterMessage, WorkspaceMessage } from '../core/ports/ClusterBus';
 import { decodeFrame, encodeFrame, type BusMessage } from '../core/cluster/clusterFrame';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 
 export interface RedisBusOptions {
   url: string;

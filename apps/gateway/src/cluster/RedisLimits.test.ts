@@ -9,15 +9,16 @@ import { toBase64 } from 'lib0/buffer';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
 import type { ModelRouter } from '../core/agent/ModelRouter';
-import { ScriptedProvider } from '../core/agent/ScriptedProvider';
+import { ScriptedProvider } from '../../test/ScriptedProvider';
 import { Gateway } from '../core/Gateway';
 import { defaultConfig } from '../core/GatewayConfig';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import { LocalLimits } from '../core/limits/LocalLimits';
 import { dayMs, hourMs, type SharedLimits } from '../core/limits/SharedLimits';
-import { hello } from '../core/testHarness';
+import { hello } from '../../test/testHarness';
 import { SqliteStore } from '../storage/SqliteStore';
 import { systemClock } from '../transport/systemClock';
+import { systemRandom } from '../transport/systemRandom';
 import { RedisLimits, type RedisLimitsOptions } from './RedisLimits';
 
 let redis: RunningService;
@@ -188,7 +189,7 @@ function cluster(count: number, promptsPerMinute: number, limitsOptions: Partial
   const models: ModelRouter = () => ({ provider, model: 'spark-test', contextTokens: 32_000, supportsPrediction: false });
   const prefix = freshPrefix();
   const config = { agent: { ...defaultConfig.agent, promptsPerMinute } };
-  const gateways = Array.from({ length: count }, () => new Gateway({ store, clock: systemClock, config, models, log, limits: redisLimits(prefix, limitsOptions) }));
+  const gateways = Array.from({ length: count }, () => new Gateway({ store, clock: systemClock, random: systemRandom, config, models, log, limits: redisLimits(prefix, limitsOptions) }));
   cleanups.push(() => {
     for (const gateway of gateways) gateway.shutdown();
   });

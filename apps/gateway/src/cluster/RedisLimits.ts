@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import { dayMs, hourMs, type SharedLimits } from '../core/limits/SharedLimits';
 
 export interface RedisLimitsOptions {

@@ -3,8 +3,8 @@ import { CloseCode, FILE_TEXT_KEY, readThread, type TurnInfo } from '@flint/prot
 import { agentChars, createDatabase, FakeOpenAIServer, int, isDeleted, peopleText, propertyConfig, seededRandom, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Y from 'yjs';
-import { client, fileIdAt, openFile, until } from './clusterTesting';
-import { createWorkspace, GatewayProcesses, type GatewayProcess } from './gatewayProcesses';
+import { client, fileIdAt, openFile, until } from '../../test/clusterTesting';
+import { createWorkspace, GatewayProcesses, type GatewayProcess } from '../../test/gatewayProcesses';
 
 /**
  * Three real gateway processes on one PostgreSQL and one Redis (issue 25), clients spread

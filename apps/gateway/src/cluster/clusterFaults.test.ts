@@ -4,8 +4,8 @@ import { CloseCode, readThread, type TurnInfo } from '@flint/protocol';
 import { createDatabase, FakeOpenAIServer, startPostgres, startRedis, type RunningService } from '@flint/test-kit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fileIdAt, openFile, revokeLink, shareLink, until } from './clusterTesting';
-import { createWorkspace, GatewayProcesses, type GatewayProcess } from './gatewayProcesses';
+import { client, fileIdAt, openFile, revokeLink, shareLink, until } from '../../test/clusterTesting';
+import { createWorkspace, GatewayProcesses, type GatewayProcess } from '../../test/gatewayProcesses';
 
 /**
  * Real gateway processes on one PostgreSQL and one Redis, under the faults a cluster meets:

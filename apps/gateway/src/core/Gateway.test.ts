@@ -1,7 +1,7 @@
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, type IndexEntry } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
-import { fileIdOf, Harness, textOf } from './testHarness';
+import { fileIdOf, Harness, textOf } from '../../test/testHarness';
 
 function setup(files: Record<string, string> = { 'src/a.ts': 'export const a = 1;\n' }) {
   const h = new Harness();

@@ -1,24 +1,26 @@
 import { CloseCode, revokedReason, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
-import type { LinkRecord, Store } from '../storage/Store';
+import type { LinkRecord, Store } from './ports/Store';
 import { AgentService } from './agent/AgentService';
 import { noModels, routeBreakerStates, type ModelRouter, type RoutedModel } from './agent/ModelRouter';
 import type { AgentResult } from './agent/AgentService';
 import { ThreadService } from './thread/ThreadService';
 import { LocalLimits } from './limits/LocalLimits';
 import type { SharedLimits } from './limits/SharedLimits';
-import type { Clock } from './Clock';
+import type { Clock } from './ports/Clock';
+import type { Random } from './ports/Random';
 import { CompletionService, type CompletionConfig } from './complete/CompletionService';
 import { WorkspaceSearch } from './search/WorkspaceSearch';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
-import type { GatewayContext, Log } from './GatewayContext';
-import { generateId } from './linkTokens';
+import type { Log } from './ports/Log';
+import type { GatewayContext } from './GatewayContext';
 import { LinkService, type AuthResult, type CreatedLink, type LinkRequestResult } from './LinkService';
 import { Metrics } from './Metrics';
 import { cleanName } from './peerPresence';
 import type { Connection, PeerSocket } from './PeerSocket';
 import type { Room } from './Room';
 import { RoomRegistry } from './RoomRegistry';
-import { SoloBus, type ClusterBus } from './cluster/ClusterBus';
+import { SoloBus } from './cluster/SoloBus';
+import type { ClusterBus } from './ports/ClusterBus';
 import { ClusterNode } from './cluster/ClusterNode';
 import { RevocationWatch } from './cluster/RevocationWatch';
 import { Session } from './Session';
@@ -27,6 +29,8 @@ import type * as Y from 'yjs';
 export interface GatewayOptions {
   store: Store;
   clock: Clock;
+  /** Where ids and tokens come from (`systemRandom`; a seeded one in tests). */
+  random: Random;
   config?: Partial<GatewayConfig>;
   log?: Log;
   /** Which model serves each route; none by default. */
@@ -62,6 +66,7 @@ export class Gateway {
   /** Bytes of updates waiting in all sessions for what they build on. */
   private waitingBytes = 0;
   private readonly store: Store;
+  private readonly random: Random;
   private readonly ctx: GatewayContext;
   /** Revocations, including those whose announcement a cluster lost. */
   private readonly revocations: RevocationWatch;
@@ -69,7 +74,8 @@ export class Gateway {
   constructor(options: GatewayOptions) {
     const config = { ...defaultConfig, ...options.config };
     this.store = options.store;
-    this.links = new LinkService(options.store, options.clock);
+    this.random = options.random;
+    this.links = new LinkService(options.store, options.clock, options.random);
     const log: Log = options.log ?? (() => {});
     this.revocations = new RevocationWatch({
       store: options.store,
@@ -83,7 +89,7 @@ export class Gateway {
     if (options.bus?.clustered) this.revocations.start();
     this.links.checkValidity((linkId) => this.revocations.stillValid(linkId));
     this.cluster = new ClusterNode({
-      bus: options.bus ?? new SoloBus(generateId('g')),
+      bus: options.bus ?? new SoloBus(options.random.id('g')),
       loadedRoom: (workspaceId) => this.rooms.loaded(workspaceId),
       loadedRooms: () => this.rooms.all(),
       revocations: this.revocations,
@@ -91,20 +97,22 @@ export class Gateway {
       metrics: this.metrics,
       log,
       now: () => options.clock.now(),
+      random: options.random,
     });
-    this.rooms = new RoomRegistry(options.store, options.clock, config, this.metrics, log, this.cluster);
+    this.rooms = new RoomRegistry(options.store, options.clock, options.random, config, this.metrics, log, this.cluster);
     const limits = options.limits ?? new LocalLimits(options.clock);
-    const agent = new AgentService(options.clock, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
+    const agent = new AgentService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
     this.ctx = {
       gatewayId: this.cluster.gatewayId,
       clock: options.clock,
+      random: options.random,
       config,
       metrics: this.metrics,
       links: this.links,
       rooms: this.rooms,
       log,
       agent,
-      thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits),
+      thread: new ThreadService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, agent, limits),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
       search: new WorkspaceSearch(options.clock),
       sessionRefused: (linkId, address) => {
@@ -206,7 +214,7 @@ export class Gateway {
   createWorkspace(requestedName: string, files: Record<string, string> = {}): CreatedWorkspace {
     // Shown in every tab's title and top bar: no control, bidi-override or invisible characters.
     const name = cleanName(requestedName).slice(0, 100) || 'Untitled workspace';
-    const workspaceId = generateId('w');
+    const workspaceId = this.random.id('w');
     this.store.createWorkspace({ id: workspaceId, name, createdAt: this.ctx.clock.now() });
     const room = this.rooms.get(workspaceId);
     if (!room) throw new Error(`workspace ${workspaceId} vanished right after creation`);
@@ -240,7 +248,7 @@ export class Gateway {
     if (auth.link.role === 'viewer') return { ok: false, code: 'forbidden', message: 'Viewers watch the thread; an editor or the owner can play the replay.' };
     const room = this.rooms.get(workspaceId);
     if (!room) return { ok: false, code: 'not_found', message: 'No such workspace.' };
-    const from = { sessionId: generateId('replay'), linkId: auth.link.id, workspaceId, send: () => {} };
+    const from = { sessionId: this.random.id('replay'), linkId: auth.link.id, workspaceId, send: () => {} };
     const result = this.ctx.thread.replay(room, from, { name: cleanName(byName).slice(0, 40) || 'Someone', color: '#7c8db5' }, text, routed);
     this.rooms.released(room);
     return result;

@@ -1,23 +1,24 @@
 import type { AgentService } from './agent/AgentService';
-import type { Clock } from './Clock';
+import type { Clock } from './ports/Clock';
 import type { CompletionService } from './complete/CompletionService';
 import type { GatewayConfig } from './GatewayConfig';
 import type { LinkService } from './LinkService';
 import type { Metrics } from './Metrics';
+import type { Log } from './ports/Log';
+import type { Random } from './ports/Random';
 import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
 import type { WorkspaceSearch } from './search/WorkspaceSearch';
 import type { Session } from './Session';
 import type { ThreadService } from './thread/ThreadService';
 
-export type LogLevel = 'info' | 'warn' | 'error';
-export type Log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
 
 /** What a session needs of the gateway, passed down instead of the whole Gateway. */
 export interface GatewayContext {
   /** This gateway's id (its cluster id; alone, still its own). */
   readonly gatewayId: string;
   readonly clock: Clock;
+  readonly random: Random;
   readonly config: GatewayConfig;
   readonly metrics: Metrics;
   readonly links: LinkService;

@@ -1,7 +1,8 @@
 import { CloseCode, type Role } from '@flint/protocol';
-import type { LinkRecord, Store } from '../storage/Store';
-import type { Clock } from './Clock';
-import { generateId, generateToken, hashToken, sameHash } from './linkTokens';
+import type { LinkRecord, Store } from './ports/Store';
+import type { Clock } from './ports/Clock';
+import type { Random } from './ports/Random';
+import { hashToken, sameHash } from './linkTokens';
 
 export type AuthResult = { ok: true; link: LinkRecord } | { ok: false; closeCode: CloseCode; message: string };
 
@@ -23,6 +24,7 @@ export class LinkService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly random: Random,
   ) {}
 
   /**
@@ -63,10 +65,10 @@ export class LinkService {
   }
 
   create(workspaceId: string, role: Role, label: string, expiresInMs: number | null): CreatedLink {
-    const token = generateToken();
+    const token = this.random.token();
     const now = this.clock.now();
     const link: LinkRecord = {
-      id: generateId('l'),
+      id: this.random.id('l'),
       workspaceId,
       role,
       tokenHash: hashToken(token),

@@ -4,12 +4,13 @@ import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { AwarenessRelay, writeAwarenessUpdate, type AwarenessEntry } from './AwarenessRelay';
 import { checkTrialOrder, checkUpdate, FILE_DOC_PARTICIPANT_SCHEMA, FILE_DOC_SCHEMA, INDEX_DOC_SCHEMA, type DocSchema, type UpdateCheck } from './checkUpdate';
-import type { Clock, TimerHandle } from './Clock';
-import type { WorkspaceMessage } from './cluster/ClusterBus';
+import type { Clock, TimerHandle } from './ports/Clock';
+import type { WorkspaceMessage } from './ports/ClusterBus';
 import type { GatewayConfig } from './GatewayConfig';
-import type { Log } from './GatewayContext';
+import type { Log } from './ports/Log';
 import type { Metrics } from './Metrics';
-import type { Store } from '../storage/Store';
+import type { Random } from './ports/Random';
+import type { Store } from './ports/Store';
 import type { RoomSession, Subscriber } from './Subscriber';
 
 /** The origin of changes the gateway makes itself (file tree operations, seeding). */
@@ -41,6 +42,7 @@ export interface DocContext {
   readonly config: GatewayConfig;
   readonly metrics: Metrics;
   readonly clock: Clock;
+  readonly random: Random;
   readonly log: Log;
   readonly cluster: DocCluster;
   /** The store refused a change of `live` (its database is down): the room must go (RoomRegistry). */
@@ -81,6 +83,8 @@ export class LiveDoc {
    * Yjs client ids a tab showed as its own (its cursor in this doc) and wrote with: the link it
    * belongs to. Another link writing under such an id would take over that person's next clocks,
    * and Yjs would drop that person's own edits with them (offline work, lost from the store).
+   * Stored, so a claim outlives this doc's unload, a restart, and holds on every gateway; this
+   * map holds the claims read or made here.
    */
   private readonly claims = new Map<number, string>();
   /** A failed compaction waits to be retried. */
@@ -168,8 +172,8 @@ export class LiveDoc {
     if (!check.ok) return check;
     const linkId = (origin as Partial<Subscriber> | null)?.linkId;
     for (const client of check.writers ?? []) {
-      const claimed = this.claims.get(client);
-      if (claimed !== undefined && claimed !== linkId) return { ok: false, kind: 'foreign', reason: `it writes as client ${client}, another participant's` };
+      const claimed = this.claimOf(client);
+      if (claimed !== null && claimed !== linkId) return { ok: false, kind: 'foreign', reason: `it writes as client ${client}, another participant's` };
     }
     if (check.trial.length > 0) {
       // Items whose neighbours come in the same update (a catch-up after being offline): only
@@ -186,7 +190,11 @@ export class LiveDoc {
     }
     Y.applyUpdate(this.doc, update, origin);
     if (linkId !== undefined) {
-      for (const client of check.writers ?? []) if (this.awareness.ownerOf(client) === origin) this.claims.set(client, linkId);
+      for (const client of check.writers ?? []) {
+        if (this.claims.has(client) || this.awareness.ownerOf(client) !== origin) continue;
+        this.ctx.store.claimClient(this.docKey, client, linkId);
+        this.claims.set(client, linkId);
+      }
     }
     const store = this.doc.store;
     if (store.pendingStructs !== null || store.pendingDs !== null) {
@@ -197,6 +205,15 @@ export class LiveDoc {
       this.ctx.log('error', 'an accepted update left structs pending; dropped them', { docKey: this.docKey });
     }
     return check;
+  }
+
+  /** The link that claimed a client id, read from the store once; null while unclaimed (asked again). */
+  private claimOf(client: number): string | null {
+    const known = this.claims.get(client);
+    if (known !== undefined) return known;
+    const stored = this.ctx.store.clientOwner(this.docKey, client);
+    if (stored !== null) this.claims.set(client, stored);
+    return stored;
   }
 
   /**

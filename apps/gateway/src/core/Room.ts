@@ -18,13 +18,13 @@ import {
 } from '@flint/protocol';
 import { endWriting, hunksOf } from '@flint/change-set';
 import type * as Y from 'yjs';
-import type { WorkspaceRecord } from '../storage/Store';
-import type { WorkspaceMessage } from './cluster/ClusterBus';
-import { generateId } from './linkTokens';
+import type { WorkspaceRecord } from './ports/Store';
+import type { WorkspaceMessage } from './ports/ClusterBus';
 import { CLUSTER_ORIGIN, GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
 import type { Turn } from './agent/Turn';
 import { ThreadLog } from './thread/ThreadLog';
+import type { Random } from './ports/Random';
 import type { ThreadTurn } from './thread/ThreadTurn';
 
 interface TreeIndex {
@@ -78,6 +78,11 @@ export class Room {
     this.normalizeStoredPaths();
   }
 
+  /** Where this workspace's new ids come from (a thread's file ops draw theirs here too). */
+  get random(): Random {
+    return this.ctx.random;
+  }
+
   /**
    * Workspaces written before paths were normalized may hold other spellings (macOS sends
    * decomposed names): they are renamed to NFC once, on load, so that every lookup — which
@@ -117,7 +122,7 @@ export class Room {
     // A turn that still shows as streaming runs on another gateway of the cluster, or ran on one
     // that is gone (this one, before a restart): the latter end as failed.
     const { cluster } = this.ctx;
-    const log = new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now());
+    const log = new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now(), this.ctx.random);
     const gone = (turn: ThreadTurnRecord) => !cluster.isAlive(turn.gateway ?? '');
     const stale = log.allTurns().filter((turn) => turn.status === 'streaming' && gone(turn));
     log.closeInterrupted(gone);
@@ -309,7 +314,7 @@ export class Room {
     if (this.fileCount() >= this.ctx.config.limits.maxFiles) {
       return fail('too_many_files', `A workspace can hold at most ${this.ctx.config.limits.maxFiles} files.`);
     }
-    const fileId = generateId('f');
+    const fileId = this.ctx.random.id('f');
     const doc = this.load(fileId);
     this.files.set(fileId, doc);
     if (content) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, content), GATEWAY_ORIGIN);
@@ -348,7 +353,7 @@ export class Room {
         refused.push({ path, message: why });
         continue;
       }
-      const fileId = generateId('f');
+      const fileId = this.ctx.random.id('f');
       if (file.binaryBytes !== undefined) entries.push([path, { kind: 'file', fileId, binary: true, bytes: file.binaryBytes }]);
       else {
         const doc = this.load(fileId);
@@ -378,7 +383,7 @@ export class Room {
     const path = normalizePath(requested);
     const checked = this.checkNewPath(path);
     if (!checked.ok) return checked;
-    const fileId = generateId('f');
+    const fileId = this.ctx.random.id('f');
     this.index.doc.transact(() => this.entries.set(path, { kind: 'file', fileId, binary: true, bytes }), GATEWAY_ORIGIN);
     return { ok: true, fileId };
   }

@@ -1,8 +1,9 @@
 import { CloseCode } from '@flint/protocol';
-import type { Store } from '../storage/Store';
-import type { Clock, TimerHandle } from './Clock';
+import type { Store } from './ports/Store';
+import type { Clock, TimerHandle } from './ports/Clock';
 import type { GatewayConfig } from './GatewayConfig';
-import type { Log } from './GatewayContext';
+import type { Log } from './ports/Log';
+import type { Random } from './ports/Random';
 import type { DocCluster, LiveDoc } from './LiveDoc';
 import type { Metrics } from './Metrics';
 import { Room } from './Room';
@@ -30,6 +31,7 @@ export class RoomRegistry {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly random: Random,
     private readonly config: GatewayConfig,
     private readonly metrics: Metrics,
     private readonly log: Log,
@@ -45,9 +47,9 @@ export class RoomRegistry {
     }
     const workspace = this.store.getWorkspace(workspaceId);
     if (!workspace) return null;
-    const { store, config, metrics, clock, log, cluster } = this;
+    const { store, config, metrics, clock, random, log, cluster } = this;
     const storeFailed = (live: LiveDoc, error: unknown) => this.storeFailed(workspaceId, live, error);
-    const room = new Room(workspace, { store, config, metrics, clock, log, cluster, storeFailed });
+    const room = new Room(workspace, { store, config, metrics, clock, random, log, cluster, storeFailed });
     this.rooms.set(workspaceId, room);
     cluster.follow(workspaceId);
     this.metrics.inc('flint_room_loads_total');

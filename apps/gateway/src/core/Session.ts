@@ -18,11 +18,10 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
-import { StoreError, type LinkRecord } from '../storage/Store';
-import type { TimerHandle } from './Clock';
+import { StoreError, type LinkRecord } from './ports/Store';
+import type { TimerHandle } from './ports/Clock';
 import type { SearchOutcome } from './search/WorkspaceSearch';
 import type { GatewayContext } from './GatewayContext';
-import { generateId } from './linkTokens';
 import type { LiveDoc } from './LiveDoc';
 import type { Connection, PeerSocket } from './PeerSocket';
 import type { RoomSession } from './Subscriber';
@@ -54,7 +53,7 @@ const snapshotFrameStates = 64;
  * Anything the role does not allow closes the socket; other sessions never notice.
  */
 export class Session implements Connection, RoomSession {
-  readonly sessionId = generateId('s');
+  readonly sessionId: string;
   private state: State;
   private readonly bucket: TokenBucket;
   private readonly docs = new Set<LiveDoc>();
@@ -75,6 +74,7 @@ export class Session implements Connection, RoomSession {
     private readonly socket: PeerSocket,
     private readonly ctx: GatewayContext,
   ) {
+    this.sessionId = ctx.random.id('s');
     const { limits, helloTimeoutMs } = ctx.config;
     this.bucket = new TokenBucket(ctx.clock, limits.maxMessagesPerSecond, limits.maxMessagesPerSecond * 2);
     this.state = {

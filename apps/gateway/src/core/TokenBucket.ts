@@ -1,4 +1,4 @@
-import type { Clock } from './Clock';
+import type { Clock } from './ports/Clock';
 
 /** Allows `ratePerSecond` on average with bursts up to `capacity`. */
 export class TokenBucket {

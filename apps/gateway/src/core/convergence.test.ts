@@ -7,7 +7,7 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../storage/SqliteStore';
-import { fileIdOf, Harness } from './testHarness';
+import { fileIdOf, Harness } from '../../test/testHarness';
 
 const dir = mkdtempSync(join(tmpdir(), 'flint-convergence-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

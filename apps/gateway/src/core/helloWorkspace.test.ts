@@ -1,8 +1,8 @@
 /** Which close code a hello gets for a workspace that does not exist ([P7]). */
 import { CloseCode, describeClose } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
-import { generateId } from './linkTokens';
-import { Harness, hello } from './testHarness';
+import { generateId } from '../transport/systemRandom';
+import { Harness, hello } from '../../test/testHarness';
 
 describe('hello for a workspace', () => {
   it('[P7] a workspace that does not exist closes with WorkspaceNotFound, whatever the token', () => {

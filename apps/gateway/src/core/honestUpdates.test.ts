@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { checkUpdate, FILE_DOC_SCHEMA, ItemOrder } from './checkUpdate';
 import { defaultConfig } from './GatewayConfig';
-import { fileIdOf, Harness, textOf } from './testHarness';
+import { fileIdOf, Harness, textOf } from '../../test/testHarness';
 
 /**
  * [I1] No honest work is refused (DESIGN §11.1): the largest updates an ordinary client makes —

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
 import { nameKey } from './peerPresence';
-import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from './testHarness';
+import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from '../../test/testHarness';
 
 /**
  * One test per way a participant with a link has tried to break other people or their

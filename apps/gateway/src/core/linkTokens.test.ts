@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateId, generateToken, hashToken, sameHash } from './linkTokens';
+import { generateId, generateToken } from '../transport/systemRandom';
+import { hashToken, sameHash } from './linkTokens';
 
 describe('linkTokens', () => {
   it('ids are prefixed, URL-safe, 72 bits, and never repeat across pool refills', () => {

@@ -4,7 +4,7 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { fileIdOf, Harness, insertUpdate, textOf } from './testHarness';
+import { fileIdOf, Harness, insertUpdate, textOf } from '../../test/testHarness';
 
 const runs = propertyParameters(150);
 

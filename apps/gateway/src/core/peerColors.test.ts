@@ -1,6 +1,6 @@
 import type { FlintClient } from '@flint/client';
 import { describe, expect, it } from 'vitest';
-import { Harness } from './testHarness';
+import { Harness } from '../../test/testHarness';
 
 function colorsSeenBy(client: FlintClient): Map<string, string> {
   const seen = new Map<string, string>();

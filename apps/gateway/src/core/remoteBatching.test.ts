@@ -1,6 +1,6 @@
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
-import { fileIdOf, Harness } from './testHarness';
+import { fileIdOf, Harness } from '../../test/testHarness';
 
 /**
  * FlintClient's `scheduleRemoteApply`: remote updates and cursor moves wait for the scheduled

@@ -2,7 +2,7 @@ import { Channel, CloseCode, decodeServerFrame, encodeControl, encodeDocFrame, I
 import type { MemorySocketPair } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { fileIdOf, Harness, hello, insertUpdate, syncStep1Frame, textOf, updateFrame } from './testHarness';
+import { fileIdOf, Harness, hello, insertUpdate, syncStep1Frame, textOf, updateFrame } from '../../test/testHarness';
 
 /**
  * Hand-written clients doing what the UI never would. Each case checks the close code of

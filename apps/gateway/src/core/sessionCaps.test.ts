@@ -4,7 +4,7 @@ import * as encoding from 'lib0/encoding';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { defaultConfig } from './GatewayConfig';
-import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from './testHarness';
+import { fileIdOf, Harness, hello, syncStep1Frame, textOf, updateFrame } from '../../test/testHarness';
 
 /** [I6] (DESIGN §11.6: no one request stalls the room) One link cannot open unlimited sessions, and what sessions hold adds up to a bound. */
 

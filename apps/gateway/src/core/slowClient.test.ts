@@ -3,8 +3,8 @@ import { Channel, decodeServerFrame, INDEX_DOC_ID, INDEX_ENTRIES_KEY, isDecodeEr
 import * as syncProtocol from 'y-protocols/sync';
 import { describe, expect, it } from 'vitest';
 import type { ModelRouter } from './agent/ModelRouter';
-import { drain, ScriptedProvider } from './agent/ScriptedProvider';
-import { fileIdOf, Harness, textOf } from './testHarness';
+import { drain, ScriptedProvider } from '../../test/ScriptedProvider';
+import { fileIdOf, Harness, textOf } from '../../test/testHarness';
 import { SqliteStore } from '../storage/SqliteStore';
 
 const slowClientBytes = 4_000;

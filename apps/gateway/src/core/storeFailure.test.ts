@@ -2,8 +2,8 @@ import type { FlintClient } from '@flint/client';
 import { CloseCode, shouldReconnect } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../storage/SqliteStore';
-import { StoreError, type Store } from '../storage/Store';
-import { fileIdOf, Harness, hello, textOf } from './testHarness';
+import { StoreError, type Store } from './ports/Store';
+import { fileIdOf, Harness, hello, textOf } from '../../test/testHarness';
 
 /**
  * A real SQLite store whose database can be "down": every call throws, as PostgresStore's
@@ -31,8 +31,8 @@ function flakyStore(asyncAppends = false, failing?: ReadonlySet<string>): { stor
 }
 
 /** Alice and Bob, two tabs on one gateway over a flaky store, both with a.ts open. */
-async function twoTabs(asyncAppends: boolean) {
-  const { store, down } = flakyStore(asyncAppends);
+async function twoTabs(asyncAppends: boolean, failing?: ReadonlySet<string>) {
+  const { store, down } = flakyStore(asyncAppends, failing);
   const h = new Harness(store);
   const ws = h.gateway.createWorkspace('Flaky', { 'a.ts': 'const a = 1;\n' });
   const [alice, bob] = [0, 1].map(() => h.client(ws.workspaceId, ws.owner.token, { minBackoffMs: 50, maxBackoffMs: 50 })) as [FlintClient, FlintClient];
@@ -56,7 +56,8 @@ function storedText(h: Harness, ws: { workspaceId: string; owner: { token: strin
 
 describe('a store that stops answering', () => {
   it('a change it could not store is shown to no one; the tabs reconnect (4503) and their sync stores it once the store is back', async () => {
-    const { h, ws, down, alice, bob, ta, tb } = await twoTabs(false);
+    // Appends fail; reads (the writer's claim on its client id) still answer.
+    const { h, ws, down, alice, bob, ta, tb } = await twoTabs(false, new Set(['appendUpdate']));
     down.value = true;
     ta.insert(0, '// alice\n');
     h.flush();
@@ -75,7 +76,7 @@ describe('a store that stops answering', () => {
   });
 
   it('an append that fails after the change was shown here (a store that answers later): the room is dropped, and the tabs that hold the change store it again', async () => {
-    const { h, ws, down, alice, bob, ta, tb } = await twoTabs(true);
+    const { h, ws, down, alice, bob, ta, tb } = await twoTabs(true, new Set(['appendUpdate']));
     down.value = true;
     ta.insert(0, '// alice\n');
     h.flush();
@@ -88,6 +89,19 @@ describe('a store that stops answering', () => {
     h.settle(() => alice.status.kind === 'open' && bob.status.kind === 'open');
     await new Promise((resolve) => setImmediate(resolve));
     h.settle(() => tb.toString() === ta.toString());
+    expect(storedText(h, ws)).toBe('// alice\nconst a = 1;\n');
+  });
+
+  it('a writer whose claim on its client id the store cannot read is closed with 4503 (retry); nothing is applied until it is back', async () => {
+    const { h, ws, down, alice, bob, ta, tb } = await twoTabs(false);
+    down.value = true;
+    ta.insert(0, '// alice\n');
+    h.flush();
+    expect(tb.toString()).toBe('const a = 1;\n');
+    expect(alice.status.kind).toBe('connecting');
+    expect(h.gateway.isRoomLoaded(ws.workspaceId)).toBe(true); // a failed read drops no room
+    down.value = false;
+    h.settle(() => alice.status.kind === 'open' && bob.status.kind === 'open' && tb.toString() === ta.toString());
     expect(storedText(h, ws)).toBe('// alice\nconst a = 1;\n');
   });
 

@@ -4,7 +4,7 @@ import { hostileFrame, int, pick, propertyConfig, seededRandom, type FuzzTarget,
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { SqliteStore } from '../storage/SqliteStore';
-import { fileIdOf, Harness, hello, syncStep1Frame, textOf } from './testHarness';
+import { fileIdOf, Harness, hello, syncStep1Frame, textOf } from '../../test/testHarness';
 
 /**
  * The wire fuzzer: sessions of every role send random, truncated, bit-flipped and mutated

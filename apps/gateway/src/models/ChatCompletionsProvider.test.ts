@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { ProviderError, type ModelRequest } from './ModelProvider';
-import { collectEvents, expectWellOrdered, toolCallsOf } from './providerContract';
+import { ProviderError, type ModelRequest } from '../core/ports/ModelProvider';
+import { collectEvents, expectWellOrdered, toolCallsOf } from '../../test/providerContract';
 
 const request: ModelRequest = {
   model: 'gpt-oss-120b',

@@ -15,7 +15,7 @@ import {
   type ModelRequest,
   type PromptRequest,
   withRequestId,
-} from './ModelProvider';
+} from '../core/ports/ModelProvider';
 import { ChatChunkReader } from './chatChunk';
 import { chatMessages, ChatToolCallReader, chatTools } from './chatToolCalls';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '@flint/test-kit';
 import { CircuitBreaker, withCircuitBreaker } from './CircuitBreaker';
-import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from './ModelProvider';
-import { collectEvents } from './providerContract';
-import type { Log } from '../core/GatewayContext';
+import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from '../core/ports/ModelProvider';
+import { collectEvents } from '../../test/providerContract';
+import type { Log } from '../core/ports/Log';
 import { createProviders, loadProviderConfig } from './providerConfig';
 
 const request: ModelRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], maxOutputTokens: 8 };

@@ -6,11 +6,11 @@
  * to garbage or stalls after the first token is as unhealthy as one refused before it; only a
  * stream that ends well resets the count.
  */
-import type { Log } from '../core/GatewayContext';
-import { ProviderError, type InfillRequest, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest, type Route } from './ModelProvider';
+import type { Log } from '../core/ports/Log';
+import { ProviderError, type CircuitState, type InfillRequest, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest, type Route } from '../core/ports/ModelProvider';
 import { WireProviderError } from './providerErrorFromWire';
 
-export type CircuitState = 'closed' | 'open' | 'half-open';
+export type { CircuitState };
 
 export interface CircuitBreakerOptions {
   clock: { now(): number };

@@ -3,23 +3,21 @@
  * adapters' public `stream`: an HTTP CONNECT proxy (chosen as curl reads the environment, the
  * same for SSE and the WebSocket; HTTP/2 inside its tunnel), compressed SSE, an HTTP/2-only
  * endpoint over TLS, redirects, a kept-alive socket the server drops, certificates. Real servers on loopback
- * (node:http, node:https, node:http2) with the test certificate in testdata/.
+ * (node:http, node:https, node:http2) with test-kit's test certificate.
  */
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectProxy, FakeOpenAIServer, defaultFakeText } from '@flint/test-kit';
+import { ConnectProxy, FakeOpenAIServer, defaultFakeText, testCertificate } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { ProviderError, type ModelProvider, type ModelRequest } from './ModelProvider';
-import { collectEvents } from './providerContract';
+import { ProviderError, type ModelProvider, type ModelRequest } from '../core/ports/ModelProvider';
+import { collectEvents } from '../../test/providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 
-const key = readFileSync(new URL('./testdata/localhost.key.pem', import.meta.url));
-const cert = readFileSync(new URL('./testdata/localhost.cert.pem', import.meta.url));
+const { key, cert } = testCertificate();
 
 const request: ModelRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], maxOutputTokens: 50 };
 const event = (content: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;

@@ -10,7 +10,7 @@
 import zlib from 'node:zlib';
 import { Agent, interceptors, type Dispatcher } from 'undici';
 import { createParser } from 'eventsource-parser';
-import { ProviderError } from './ModelProvider';
+import { ProviderError } from '../core/ports/ModelProvider';
 import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
 import { ProxyChoosingAgent } from './ProxyChoosingAgent';

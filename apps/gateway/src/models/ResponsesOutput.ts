@@ -3,7 +3,7 @@
  * calls for `tool-call` events, sends each piece of arguments on as it comes, and gives back the
  * answer as the assistant message a caller sends to continue the thread (ResponsesThreads).
  */
-import { ProviderError, type FinishReason, type ModelEvent, type ModelMessage, type ToolCall } from './ModelProvider';
+import { ProviderError, type FinishReason, type ModelEvent, type ModelMessage, type ToolCall } from '../core/ports/ModelProvider';
 import type { FunctionCallPiece } from './readResponsesEvent';
 
 export class ResponsesOutput {

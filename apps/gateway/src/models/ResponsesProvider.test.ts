@@ -4,8 +4,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultFakeText, FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
-import type { ModelMessage, ModelRequest, ToolSpec } from './ModelProvider';
-import { collectEvents, toolCallsOf } from './providerContract';
+import type { ModelMessage, ModelRequest, ToolSpec } from '../core/ports/ModelProvider';
+import { collectEvents, toolCallsOf } from '../../test/providerContract';
 import { ResponsesProvider, type ResponsesOptions } from './ResponsesProvider';
 import { ResponsesSocket } from './ResponsesSocket';
 

@@ -18,7 +18,7 @@
  *   is retried on a fresh socket.
  * - Not supported by the Responses API, so ignored: `request.stop` and `request.prediction`.
  */
-import { ProviderError, withRequestId, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type ToolSpec } from './ModelProvider';
+import { ProviderError, withRequestId, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type ToolSpec } from '../core/ports/ModelProvider';
 import { providerErrorFromWire, requestIdFromHeaders, retryAfterMsFromHeaders, WireProviderError } from './providerErrorFromWire';
 import { finishedEvents, readResponsesEvent, type ResponsesStep } from './readResponsesEvent';
 import { ResponsesOutput } from './ResponsesOutput';

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import WebSocket from 'ws';
-import { ProviderError } from './ModelProvider';
+import { ProviderError } from '../core/ports/ModelProvider';
 import { ProxyConfigError, proxyForUrl, type ProxyEnv } from './proxyForUrl';
 
 /** What `next()` resolves to besides a parsed event. */

@@ -8,7 +8,7 @@
  * calls' results continues with just the `function_call_output` items; any other difference in
  * the history sends everything, so the server never continues from what the caller did not send.
  */
-import type { ModelMessage, ModelRequest, ToolCall } from './ModelProvider';
+import type { ModelMessage, ModelRequest, ToolCall } from '../core/ports/ModelProvider';
 
 interface Chain {
   responseId: string;

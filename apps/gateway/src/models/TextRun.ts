@@ -1,4 +1,4 @@
-import type { ModelEvent } from './ModelProvider';
+import type { ModelEvent } from '../core/ports/ModelProvider';
 
 /**
  * Text deltas that arrived together (one network read), delivered as one text event that counts

@@ -8,7 +8,7 @@
  */
 import type { ChatToolCallPiece } from './chatToolCalls';
 import type { CompletionChunk } from './fim/completionWire';
-import type { FinishReason } from './ModelProvider';
+import type { FinishReason } from '../core/ports/ModelProvider';
 
 interface WireToolCall {
   index?: unknown;

@@ -2,7 +2,7 @@
  * Tool calls on the Chat Completions wire: the messages and tools of a request, and the
  * `delta.tool_calls` pieces of a streamed answer read into `tool-call` / `tool-call-delta` events.
  */
-import type { ModelEvent, ModelMessage, ToolSpec } from './ModelProvider';
+import type { ModelEvent, ModelMessage, ToolSpec } from '../core/ports/ModelProvider';
 
 /** One entry of a chunk's `choices[0].delta.tool_calls`, as `parseChatChunk` reads it. */
 export interface ChatToolCallPiece {

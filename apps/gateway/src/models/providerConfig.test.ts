@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelProvider } from './ModelProvider';
-import { collectEvents } from './providerContract';
+import type { ModelProvider } from '../core/ports/ModelProvider';
+import { collectEvents } from '../../test/providerContract';
 import { createProviders, describeProviderConfig, loadProviderConfig, openAIBaseUrl, ProviderConfigError } from './providerConfig';
 
 describe('loadProviderConfig', () => {

@@ -27,12 +27,12 @@
  * routes; a route whose model cannot call tools (many local models behind a Chat endpoint) sets
  * it to false in the file. The embedded model never calls tools.
  */
-import type { Log } from '../core/GatewayContext';
-import type { ModelProvider, Route } from './ModelProvider';
-import { ProviderError } from './ModelProvider';
+import type { Log } from '../core/ports/Log';
+import type { ModelProvider, Route } from '../core/ports/ModelProvider';
+import { ProviderError } from '../core/ports/ModelProvider';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
 import { CircuitBreaker, withCircuitBreaker, type GuardedProvider } from './CircuitBreaker';
-import { fimModes, type FimMode } from './fim/Infiller';
+import { fimModes, type FimMode } from '../core/complete/Infiller';
 import { ResponsesProvider } from './ResponsesProvider';
 
 export type ProviderKind = 'openai-responses' | 'openai-chat' | 'embedded';

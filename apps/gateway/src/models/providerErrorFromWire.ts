@@ -3,7 +3,7 @@
  * OpenAI-style body or event) into a typed ProviderError. Classification uses the status and the
  * machine-readable `code` / `type` fields only; the message is passed through for people.
  */
-import { ProviderError, type ProviderErrorCode, type ProviderErrorDetails } from './ModelProvider';
+import { ProviderError, type ProviderErrorCode, type ProviderErrorDetails } from '../core/ports/ModelProvider';
 
 export interface WireFailure {
   /** HTTP status, or the `status` an error event carries (Responses WebSocket); absent mid-stream. */

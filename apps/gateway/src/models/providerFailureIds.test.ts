@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer, fakeFaults, type FakeFault } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import type { ModelRequest } from './ModelProvider';
-import { collectEvents } from './providerContract';
+import type { ModelRequest } from '../core/ports/ModelProvider';
+import { collectEvents } from '../../test/providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 
 /** An error status whose answer names the request, as OpenAI's do. */

@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFakeText, FakeOpenAIServer, fakeFaults, type FakeScript } from '@flint/test-kit';
 import { ChatCompletionsProvider } from './ChatCompletionsProvider';
-import { ProviderError, type ModelProvider, type ModelRequest, type ToolCall } from './ModelProvider';
-import { collectEvents, describeProviderContract, expectWellOrdered, toolCallsOf } from './providerContract';
+import { ProviderError, type ModelProvider, type ModelRequest, type ToolCall } from '../core/ports/ModelProvider';
+import { collectEvents, describeProviderContract, expectWellOrdered, toolCallsOf } from '../../test/providerContract';
 import { ResponsesProvider } from './ResponsesProvider';
 
 interface Adapter {

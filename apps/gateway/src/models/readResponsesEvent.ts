@@ -3,7 +3,7 @@
  * into what the adapter acts on. Events it has no use for (message items added, text *.done,
  * reasoning summaries, …) are `ignored`, so new event types never break a stream.
  */
-import type { FinishReason, ModelEvent } from './ModelProvider';
+import type { FinishReason, ModelEvent } from '../core/ports/ModelProvider';
 import { providerErrorFromWire, retryAfterMsFromHeaders, type WireProviderError } from './providerErrorFromWire';
 
 /**

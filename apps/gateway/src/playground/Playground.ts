@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from '../core/Clock';
-import type { Log } from '../core/GatewayContext';
+import type { Clock, TimerHandle } from '../core/ports/Clock';
+import type { Log } from '../core/ports/Log';
 
 /**
  * Playground mode (issue 37, decision 0029): every visitor gets a fresh workspace copied from a

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloseCode, FILE_TEXT_KEY } from '@flint/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Harness, fileIdOf, textOf } from '../core/testHarness';
+import { Harness, fileIdOf, textOf } from '../../test/testHarness';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from '../transport/httpServer';

@@ -1,9 +1,9 @@
 import type { IndexEntry } from '@flint/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { SqliteStore } from '../storage/SqliteStore';
-import { fileIdOf, Harness, textOf } from '../core/testHarness';
+import { fileIdOf, Harness, textOf } from '../../test/testHarness';
 import { FolderSync } from './FolderSync';
-import { MemoryDisk } from './MemoryDisk';
+import { MemoryDisk } from '../../test/MemoryDisk';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

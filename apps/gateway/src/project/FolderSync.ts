@@ -1,9 +1,10 @@
 import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry, type UnsyncedReason } from '@flint/protocol';
 import type * as Y from 'yjs';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import { GATEWAY_ORIGIN, type LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
-import { contentDigest, inGitFolder, type Disk, type DiskEvent } from './Disk';
+import type { Disk, DiskEvent } from '../core/ports/Disk';
+import { contentDigest, inGitFolder } from './NodeDisk';
 import { DeleteWindow } from './DeleteWindow';
 import { DiskSpelling } from './DiskSpelling';
 import { applyText, decodeText, encodeLike, encodeText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';

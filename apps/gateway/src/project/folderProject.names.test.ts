@@ -7,8 +7,8 @@ import type { IndexEntry } from '@flint/protocol';
 import { readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileIdOf, textOf } from '../core/testHarness';
-import { readText, RealFolders, until } from './realFolder';
+import { fileIdOf, textOf } from '../../test/testHarness';
+import { readText, RealFolders, until } from '../../test/realFolder';
 
 const folders = new RealFolders();
 afterEach(() => folders.cleanup());

@@ -7,9 +7,9 @@ import type { IndexEntry } from '@flint/protocol';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileIdOf, textOf } from '../core/testHarness';
-import type { DiskEvent } from './Disk';
-import { git, readText, RealFolders, until } from './realFolder';
+import { fileIdOf, textOf } from '../../test/testHarness';
+import type { DiskEvent } from '../core/ports/Disk';
+import { git, readText, RealFolders, until } from '../../test/realFolder';
 
 const folders = new RealFolders();
 afterEach(() => folders.cleanup());

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileIdOf, Harness, textOf } from '../core/testHarness';
-import { NodeDisk } from './Disk';
+import { fileIdOf, Harness, textOf, untilFlushed as until } from '../../test/testHarness';
+import { NodeDisk } from './NodeDisk';
 import { FolderSync } from './FolderSync';
 
 const folders: string[] = [];
@@ -47,17 +47,6 @@ async function open(root: string) {
   const alice = h.client(ws.workspaceId, ws.owner.token);
   h.flush();
   return { h, sync, alice, root };
-}
-
-/** Real time passes here: the watcher and the debounced writes run on it. */
-async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h.flush();
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const read = (root: string, path: string) => {

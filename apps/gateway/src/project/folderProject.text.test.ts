@@ -8,10 +8,10 @@ import type { IndexEntry } from '@flint/protocol';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileIdOf, textOf } from '../core/testHarness';
-import type { DiskEvent } from './Disk';
+import { fileIdOf, textOf } from '../../test/testHarness';
+import type { DiskEvent } from '../core/ports/Disk';
 import { maxTextBytes } from './fileText';
-import { readText, RealFolders, until } from './realFolder';
+import { readText, RealFolders, until } from '../../test/realFolder';
 
 const folders = new RealFolders();
 afterEach(() => folders.cleanup());

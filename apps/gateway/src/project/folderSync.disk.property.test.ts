@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileIdOf, textOf } from '../core/testHarness';
-import { readText, RealFolders, until } from './realFolder';
+import { fileIdOf, textOf } from '../../test/testHarness';
+import { readText, RealFolders, until } from '../../test/realFolder';
 
 type Op =
   | { kind: 'type'; who: 0 | 1; line: number }

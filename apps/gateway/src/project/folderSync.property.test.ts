@@ -9,9 +9,9 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FlintClient } from '@flint/client';
-import { Harness } from '../core/testHarness';
+import { Harness } from '../../test/testHarness';
 import { FolderSync } from './FolderSync';
-import { MemoryDisk } from './MemoryDisk';
+import { MemoryDisk } from '../../test/MemoryDisk';
 
 type Op =
   | { kind: 'type'; who: 0 | 1; file: number; at: number }

@@ -9,12 +9,12 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../models/ModelProvider';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../core/ports/ModelProvider';
 import { SqliteStore } from '../storage/SqliteStore';
 import type { ModelRouter } from '../core/agent/ModelRouter';
-import { drain } from '../core/agent/ScriptedProvider';
-import { Harness } from '../core/testHarness';
-import { NodeDisk } from './Disk';
+import { drain } from '../../test/ScriptedProvider';
+import { Harness } from '../../test/testHarness';
+import { NodeDisk } from './NodeDisk';
 import { FolderSync } from './FolderSync';
 
 const folders: string[] = [];

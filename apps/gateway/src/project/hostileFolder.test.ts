@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Gateway } from '../core/Gateway';
-import { fileIdOf, Harness, textOf } from '../core/testHarness';
+import { fileIdOf, Harness, textOf, untilFlushed as until } from '../../test/testHarness';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from '../transport/httpServer';
 import { systemClock } from '../transport/systemClock';
-import { NodeDisk, type NodeDiskOptions } from './Disk';
+import { systemRandom } from '../transport/systemRandom';
+import { NodeDisk, type NodeDiskOptions } from './NodeDisk';
 import type { FolderProject } from './FolderProject';
 import { FolderSync } from './FolderSync';
 
@@ -85,17 +86,6 @@ async function open(root: string, options: NodeDiskOptions = {}) {
   const paths = () => [...alice.index.doc.getMap<IndexEntry>('entries').keys()].sort();
   const request = (message: Parameters<typeof alice.request>[0]) => h.answered(alice.request(message));
   return { h, sync, disk, room: held.room, alice, paths, request, logged };
-}
-
-/** Real time passes here: the watcher and the debounced writes run on it. */
-async function until(h: Harness | null, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h?.flush();
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -332,7 +322,7 @@ describe('ignored paths, git and the gateway\'s data are outside the workspace',
 
   it('a zip upload skips them with the reason and writes nothing there', async () => {
     const root = folder({ '.gitignore': '.env\n', '.env': 'API_KEY=1\n', 'a.txt': 'a\n' });
-    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
     const ws = gateway.createWorkspace('Zip');
     const held = gateway.holdRoom(ws.workspaceId)!;
     const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk: await NodeDisk.open(root), bases: { get: () => null, set: () => {} }, log: () => {}, writeDelayMs: 5 });
@@ -361,7 +351,7 @@ describe('what git holds is no way around the edge', () => {
       execFileSync('git', args, { cwd: root });
     }
     writeFileSync(join(root, 'state/ws-owner-token'), 'changed\n');
-    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+    const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
     const ws = gateway.createWorkspace('Git');
     const viewer = gateway.links.create(ws.workspaceId, 'viewer', 'Viewer', null);
     const held = gateway.holdRoom(ws.workspaceId)!;

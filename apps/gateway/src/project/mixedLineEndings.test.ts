@@ -3,10 +3,10 @@
  * file, and an edit rewrites only the lines it changed — every other line keeps its own ending.
  */
 import { describe, expect, it } from 'vitest';
-import { fileIdOf, Harness, textOf } from '../core/testHarness';
+import { fileIdOf, Harness, textOf } from '../../test/testHarness';
 import { decodeText, encodeLike } from './fileText';
 import { FolderSync } from './FolderSync';
-import { MemoryDisk } from './MemoryDisk';
+import { MemoryDisk } from '../../test/MemoryDisk';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const mixed = 'windows\r\nunix\nwindows again\r\nlast\r\n';

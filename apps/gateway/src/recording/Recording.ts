@@ -1,4 +1,4 @@
-import type { FinishReason, ModelEvent } from '../models/ModelProvider';
+import type { FinishReason, ModelEvent } from '../core/ports/ModelProvider';
 
 /**
  * Flint's recording format (issue 37): a title, what was asked, and timed frames, one JSON

@@ -1,4 +1,4 @@
-import type { Clock } from '../core/Clock';
+import type { Clock } from '../core/ports/Clock';
 import type { Room } from '../core/Room';
 import type { Recording } from './Recording';
 import { SessionRecorder } from './SessionRecorder';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import { secretBox } from '../models/connect/secretBox';
-import type { ModelEvent } from '../models/ModelProvider';
+import type { ModelEvent } from '../core/ports/ModelProvider';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Recording } from './Recording';
 import { ReplayProvider } from './ReplayProvider';
 

@@ -1,5 +1,5 @@
-import type { Clock } from '../core/Clock';
-import type { ModelEvent, ModelProvider } from '../models/ModelProvider';
+import type { Clock } from '../core/ports/Clock';
+import type { ModelEvent, ModelProvider } from '../core/ports/ModelProvider';
 import type { Recording } from './Recording';
 
 /**

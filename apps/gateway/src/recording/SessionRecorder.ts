@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import type { Clock } from '../core/Clock';
+import type { Clock } from '../core/ports/Clock';
 import type { LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedFrame, type Recording } from './Recording';

@@ -10,7 +10,7 @@ import { FILE_TEXT_KEY, INDEX_DOC_ID, INDEX_ENTRIES_KEY, THREAD_DOC_ID } from '@
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { Harness, fileIdOf, textOf } from '../core/testHarness';
+import { Harness, fileIdOf, textOf } from '../../test/testHarness';
 import { demoTurnRecording } from '../seed/demoTurn';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 import { parseRecording, writeRecording } from './Recording';

@@ -1,4 +1,4 @@
-import type { ModelEvent } from '../models/ModelProvider';
+import type { ModelEvent } from '../core/ports/ModelProvider';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedFrame, type Recording } from '../recording/Recording';
 
 /**

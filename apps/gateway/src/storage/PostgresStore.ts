@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { postgresWorkerSource } from './postgresWorker';
-import { StoreError, type LinkRecord, type SetAsideUpdate, type StoredDoc, type Store, type WorkspaceRecord } from './Store';
+import { StoreError, type LinkRecord, type SetAsideUpdate, type StoredDoc, type Store, type WorkspaceRecord } from '../core/ports/Store';
 
 /** A reply from the worker: the operation's value, or why it failed (with PostgreSQL's SQLSTATE). */
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string };
@@ -168,6 +168,14 @@ export class PostgresStore implements Store {
 
   deleteDoc(docKey: string): void {
     this.call('deleteDoc', [docKey]);
+  }
+
+  clientOwner(docKey: string, client: number): string | null {
+    return this.call('clientOwner', [docKey, client]) as string | null;
+  }
+
+  claimClient(docKey: string, client: number, linkId: string): void {
+    this.call('claimClient', [docKey, client, linkId]);
   }
 
   setAsideUpdates(docKey: string, updates: Uint8Array[], reason: string, merged: Uint8Array, at: number): void {

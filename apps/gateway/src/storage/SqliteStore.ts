@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { LinkRecord, SetAsideUpdate, StoredDoc, Store, WorkspaceRecord } from './Store';
+import type { LinkRecord, SetAsideUpdate, StoredDoc, Store, WorkspaceRecord } from '../core/ports/Store';
 import { WalCheckpointer, type CheckpointResult } from './WalCheckpointer';
 
 /** Commits between two checkpoint requests: ~800 WAL pages (an append writes ~3). */
@@ -66,6 +66,9 @@ const schema = `
   );
   CREATE INDEX IF NOT EXISTS set_aside_by_doc ON set_aside_updates(doc_key, seq);
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS doc_clients (
+    doc_key TEXT NOT NULL, client INTEGER NOT NULL, link_id TEXT NOT NULL, PRIMARY KEY (doc_key, client)
+  ) WITHOUT ROWID;
 `;
 
 /**
@@ -120,6 +123,9 @@ export class SqliteStore implements Store {
       deleteWorkspace: db.prepare('DELETE FROM workspaces WHERE id = ?'),
       setAside: db.prepare('INSERT INTO set_aside_updates (doc_key, data, reason, at) VALUES (?, ?, ?, ?)'),
       listSetAside: db.prepare('SELECT data, reason, at FROM set_aside_updates WHERE doc_key = ? ORDER BY seq'),
+      clientOwner: db.prepare('SELECT link_id FROM doc_clients WHERE doc_key = ? AND client = ?').pluck(),
+      claimClient: db.prepare('INSERT INTO doc_clients (doc_key, client, link_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+      deleteClaims: db.prepare('DELETE FROM doc_clients WHERE doc_key = ?'),
     };
   }
 
@@ -203,7 +209,19 @@ export class SqliteStore implements Store {
   }
 
   deleteDoc(docKey: string): void {
-    this.statements.deleteDoc.run(docKey);
+    this.db.transaction(() => {
+      this.statements.deleteDoc.run(docKey);
+      this.statements.deleteClaims.run(docKey);
+    })();
+  }
+
+  clientOwner(docKey: string, client: number): string | null {
+    return (this.statements.clientOwner.get(docKey, client) as string | undefined) ?? null;
+  }
+
+  claimClient(docKey: string, client: number, linkId: string): void {
+    this.statements.claimClient.run(docKey, client, linkId);
+    this.committed(1);
   }
 
   setAsideUpdates(docKey: string, updates: Uint8Array[], reason: string, merged: Uint8Array, at: number): void {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { PostgresStore } from './PostgresStore';
 import { SqliteStore } from './SqliteStore';
-import type { LinkRecord, Store } from './Store';
+import type { LinkRecord, Store } from '../core/ports/Store';
 
 const dir = mkdtempSync(join(tmpdir(), 'flint-store-'));
 const postgres = await startPostgres();
@@ -174,6 +174,24 @@ describe.each(implementations)('Store contract: %s', (_name, make) => {
       expect(again.loadDoc('w1/other').updates).toEqual([new Uint8Array([9])]);
       again.close();
     }
+  });
+
+  it('keeps the first claim of a Yjs client id per document, across a reopen, until the document is deleted', () => {
+    const { store, reopen } = make();
+    expect(store.clientOwner('w1/d', 4_000_000_000)).toBeNull();
+    store.claimClient('w1/d', 4_000_000_000, 'link-a');
+    store.claimClient('w1/d', 4_000_000_000, 'link-b'); // a second claim does not take it over
+    store.claimClient('w1/other', 4_000_000_000, 'link-b');
+    expect(store.clientOwner('w1/d', 4_000_000_000)).toBe('link-a');
+    expect(store.clientOwner('w1/other', 4_000_000_000)).toBe('link-b');
+    store.compactDoc('w1/d', Y.encodeStateAsUpdate(new Y.Doc()));
+    expect(store.clientOwner('w1/d', 4_000_000_000)).toBe('link-a');
+    const again = reopen ? (store.close(), reopen()) : store;
+    expect(again.clientOwner('w1/d', 4_000_000_000)).toBe('link-a');
+    again.deleteDoc('w1/d');
+    expect(again.clientOwner('w1/d', 4_000_000_000)).toBeNull();
+    expect(again.clientOwner('w1/other', 4_000_000_000)).toBe('link-b');
+    again.close();
   });
 
   it('sets aside updates that cannot be applied, keeping them out of the document', () => {

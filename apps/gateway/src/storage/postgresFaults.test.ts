@@ -3,7 +3,7 @@ import { createDatabase, startPostgres } from '@flint/test-kit';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fileIdOf, Harness, textOf } from '../core/testHarness';
+import { fileIdOf, Harness, textOf } from '../../test/testHarness';
 import { PostgresStore } from './PostgresStore';
 
 // [I2] (DESIGN §11.2: nothing acknowledged is lost) with a real PostgreSQL: a compaction that cannot take its document's lock, and a

@@ -34,6 +34,7 @@ const schema = \`
   );
   CREATE INDEX IF NOT EXISTS set_aside_by_doc ON set_aside_updates(doc_key, seq);
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS doc_clients (doc_key TEXT NOT NULL, client BIGINT NOT NULL, link_id TEXT NOT NULL, PRIMARY KEY (doc_key, client));
 \`;
 
 let client = null;
@@ -162,7 +163,15 @@ const ops = {
   },
   compactDoc: (db, docKey, merged) =>
     transaction(db, docLock(docKey), async () => replaceRows(db, docKey, (await docRows(db, docKey)).rows, merged)),
-  deleteDoc: (db, docKey) => transaction(db, docLock(docKey), () => run(db, 'DELETE FROM doc_updates WHERE doc_key = $1', [docKey])),
+  deleteDoc: (db, docKey) =>
+    transaction(db, docLock(docKey), async () => {
+      await run(db, 'DELETE FROM doc_updates WHERE doc_key = $1', [docKey]);
+      await run(db, 'DELETE FROM doc_clients WHERE doc_key = $1', [docKey]);
+    }),
+  clientOwner: async (db, docKey, client) =>
+    (await db.query({ name: 'client_owner', text: 'SELECT link_id FROM doc_clients WHERE doc_key = $1 AND client = $2', values: [docKey, client] })).rows[0]?.link_id ?? null,
+  claimClient: (db, docKey, client, linkId) =>
+    run(db, 'INSERT INTO doc_clients (doc_key, client, link_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [docKey, client, linkId]),
   setAsideUpdates: (db, docKey, updates, reason, merged, at) =>
     transaction(db, docLock(docKey), async () => {
       for (const update of updates) {

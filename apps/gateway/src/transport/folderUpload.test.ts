@@ -9,12 +9,13 @@ import { INDEX_DOC_ID } from '@flint/protocol';
 import { strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Gateway } from '../core/Gateway';
-import { NodeDisk } from '../project/Disk';
+import { NodeDisk } from '../project/NodeDisk';
 import type { FolderProject } from '../project/FolderProject';
 import { FolderSync } from '../project/FolderSync';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 const made: string[] = [];
 const syncs: FolderSync[] = [];
@@ -52,7 +53,7 @@ function folder(files: Record<string, string | Uint8Array>): string {
 }
 
 async function serveFolders() {
-  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
   const projects = new Map<string, FolderProject>();
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, projects: { get: (id) => projects.get(id) ?? null } });
   servers.push(server);

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Gateway } from '../core/Gateway';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer, type ServerOptions } from './httpServer';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 /** The gateway's HTTP edge over real sockets on port 0: what it answers to input it must not trust. */
 interface Answer {
@@ -46,7 +47,7 @@ const servers: RunningServer[] = [];
 let port: number;
 
 async function serve(options: Partial<ServerOptions> = {}): Promise<number> {
-  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
   const log: Log = (level, message) => logged.push({ level, message });
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot, allowedOrigins: null, publicUrl: null, log, ...options });
   servers.push(server);

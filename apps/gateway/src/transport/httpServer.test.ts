@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { FlintClient, type WebSocketLike } from '@flint/client';
 import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, PROTOCOL_VERSION, type IndexEntry } from '@flint/protocol';
+import { until } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Gateway } from '../core/Gateway';
@@ -10,6 +11,7 @@ import { defaultConfig } from '../core/GatewayConfig';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 /** Real sockets on port 0: the transport's own behaviour (upgrade, origin, REST, text frames). */
 let server: RunningServer;
@@ -17,7 +19,7 @@ let gateway: Gateway;
 let base: string;
 
 beforeAll(async () => {
-  gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+  gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
   server = await startServer({
     gateway,
     port: 0,
@@ -30,14 +32,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${server.port}`;
 });
 afterAll(() => server.close());
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function closeCodeOf(ws: WebSocket): Promise<number> {
   return new Promise((resolve) => ws.on('close', (code) => resolve(code)));
@@ -214,7 +208,7 @@ describe('HTTP server and WebSocket transport', () => {
     // what the kernel buffers for a socket nobody reads and the backlog reaches Node.
     const slowGateway = new Gateway({
       store: new SqliteStore(':memory:'),
-      clock: systemClock,
+      clock: systemClock, random: systemRandom,
       config: { slowClientBytes: 64 * 1024, limits: { ...defaultConfig.limits, maxDocBytes: 256 * 1024 * 1024 } },
     });
     const slowServer = await startServer({ gateway: slowGateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {} });

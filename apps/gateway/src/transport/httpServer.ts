@@ -5,7 +5,7 @@ import { CloseCode } from '@flint/protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import { noModels, readiness as readinessOf, type Readiness } from '../core/agent/ModelRouter';
 import type { Gateway } from '../core/Gateway';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import type { ProjectRegistry } from '../project/FolderProject';
 import { createHostCheck } from './hostCheck';
 import { createRestApi, type RestRoute } from './restApi';

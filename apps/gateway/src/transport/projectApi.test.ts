@@ -15,6 +15,7 @@ import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { attachmentHeader } from './projectApi';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 /** The project routes over real sockets on port 0, with real git in temporary folders. */
 const made: string[] = [];
@@ -25,7 +26,7 @@ let gateway: Gateway;
 let base: string;
 
 async function serve(config?: ConstructorParameters<typeof Gateway>[0]['config']) {
-  const g = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, config });
+  const g = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom, config });
   const server = await startServer({ gateway: g, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, projects: registry });
   servers.push(server);
   return { gateway: g, base: `http://127.0.0.1:${server.port}`, port: server.port };

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { baseName, describePathError, FILE_TEXT_KEY, isWithin, normalizePath, validatePath, type Role } from '@flint/protocol';
 import { zipSync, type Zippable } from 'fflate';
 import type { Gateway } from '../core/Gateway';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import { GATEWAY_ORIGIN } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import type { FolderProject, ProjectRegistry } from '../project/FolderProject';

@@ -8,11 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readiness, type ModelRouter } from '../core/agent/ModelRouter';
 import { Gateway } from '../core/Gateway';
 import { CircuitBreaker } from '../models/CircuitBreaker';
-import { ProviderError, type ModelProvider } from '../models/ModelProvider';
+import { ProviderError, type ModelProvider } from '../core/ports/ModelProvider';
 import { createProviders, loadProviderConfig } from '../models/providerConfig';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 const provider: ModelProvider = { kind: 'test', close: async () => undefined, stream: async function* () {} };
 
@@ -23,7 +24,7 @@ afterEach(async () => {
 });
 
 async function serve(readinessOf?: () => ReturnType<typeof readiness>, models?: ModelRouter) {
-  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, models });
+  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom, models });
   server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, readiness: readinessOf });
   return async (path: string) => {
     const res = await fetch(`http://127.0.0.1:${server!.port}${path}`);

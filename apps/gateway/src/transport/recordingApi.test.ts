@@ -5,7 +5,7 @@
  */
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Harness, fileIdOf, textOf } from '../core/testHarness';
+import { Harness, fileIdOf, textOf } from '../../test/testHarness';
 import { parseRecording, RecordingError } from '../recording/Recording';
 import { Recordings } from '../recording/Recordings';
 import { Replayer } from '../recording/replayDocs';

@@ -2,10 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Role } from '@flint/protocol';
 import type { Gateway } from '../core/Gateway';
-import type { Log } from '../core/GatewayContext';
+import type { Log } from '../core/ports/Log';
 import { noProjects, type ProjectRegistry } from '../project/FolderProject';
 import { createProjectApi } from './projectApi';
-import type { LinkRecord } from '../storage/Store';
+import type { LinkRecord } from '../core/ports/Store';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 import { bearer, HttpError, json, readJson, requireJsonContentType } from './httpJson';
 

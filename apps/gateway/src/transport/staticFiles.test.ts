@@ -10,6 +10,7 @@ import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { createStaticHandler } from './staticFiles';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 
 /** The built web app as the gateway sends it, over real sockets on port 0, from real files. */
 interface Answer {
@@ -50,7 +51,7 @@ const bareServers: Server[] = [];
 let port: number;
 
 async function serveGateway(root: string): Promise<number> {
-  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock });
+  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom });
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: root, allowedOrigins: null, publicUrl: null, log: () => {} });
   servers.push(server);
   return server.port;

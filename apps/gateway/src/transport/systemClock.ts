@@ -1,4 +1,4 @@
-import type { Clock } from '../core/Clock';
+import type { Clock } from '../core/ports/Clock';
 
 export const systemClock: Clock = {
   now: () => Date.now(),

@@ -12,11 +12,12 @@ import type { ModelRouter } from '../core/agent/ModelRouter';
 import { Gateway } from '../core/Gateway';
 import { secretBox } from '../models/connect/secretBox';
 import { WorkspaceModels } from '../models/connect/WorkspaceModels';
-import type { ModelEvent, ModelProvider } from '../models/ModelProvider';
+import type { ModelEvent, ModelProvider } from '../core/ports/ModelProvider';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 import { SqliteStore } from '../storage/SqliteStore';
 import { startServer, type RunningServer } from './httpServer';
 import { systemClock } from './systemClock';
+import { systemRandom } from './systemRandom';
 import { createWorkspaceModelApi } from './workspaceModelApi';
 
 const gatewayProvider: ModelProvider = {
@@ -47,7 +48,7 @@ async function setUp() {
   const store = new SqliteStore(':memory:');
   models = new WorkspaceModels({ meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) }, secrets: secretBox(randomBytes(32)), clock: systemClock });
   const router = models.router(gatewayRouter);
-  const gateway = new Gateway({ store, clock: systemClock, models: router });
+  const gateway = new Gateway({ store, clock: systemClock, random: systemRandom, models: router });
   const modelApi = createWorkspaceModelApi(gateway, { models, clock: systemClock, gatewayModel: () => 'flint-tiny' });
   server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, routes: [modelApi] });
   const created = gateway.createWorkspace('Tally', demoWorkspaceFiles);

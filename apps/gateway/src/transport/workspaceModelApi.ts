@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../core/Clock';
+import type { Clock } from '../core/ports/Clock';
 import type { Gateway } from '../core/Gateway';
 import { connectionKinds, type ConnectionKind, type WorkspaceModels } from '../models/connect/WorkspaceModels';
 import { ReplayProvider } from '../recording/ReplayProvider';

@@ -1,10 +1,9 @@
 import { FILE_TEXT_KEY, type AgentRequest, type RequestErrorCode, type TurnInfo } from '@flint/protocol';
 import * as Y from 'yjs';
-import { randomInt } from 'node:crypto';
-import type { Clock } from '../Clock';
+import type { Clock } from '../ports/Clock';
+import type { Random } from '../ports/Random';
 import type { AgentConfig } from '../GatewayConfig';
-import type { Log } from '../GatewayContext';
-import { generateId } from '../linkTokens';
+import type { Log } from '../ports/Log';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';
@@ -60,6 +59,7 @@ export class AgentService {
 
   constructor(
     private readonly clock: Clock,
+    private readonly random: Random,
     private readonly config: AgentConfig,
     private readonly router: ModelRouter,
     private readonly metrics: Metrics,
@@ -129,7 +129,7 @@ export class AgentService {
       contextTokens: routed.contextTokens,
       maxOutputTokens,
     });
-    const turnId = generateId('t');
+    const turnId = this.random.id('t');
     const { peer } = agent;
     const agentClient = peer.clientId;
     const applier = new EditApplier(peer, turnId, original, start);
@@ -244,7 +244,7 @@ export class AgentService {
     let agent = this.docs.get(doc);
     if (!agent) {
       let id: number;
-      do id = randomInt(1, 2 ** 31);
+      do id = this.random.int(1, 2 ** 31);
       while (id === doc.clientID || doc.store.clients.has(id));
       this.docs.set(doc, (agent = { peer: new AgentPeer(doc, id), history: new RejectionHistory(doc) }));
     }

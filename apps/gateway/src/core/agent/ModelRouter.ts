@@ -1,7 +1,6 @@
-import type { CircuitState } from '../../models/CircuitBreaker';
 import type { GaugeReading } from '../Metrics';
-import type { FimMode } from '../../models/fim/Infiller';
-import type { ModelProvider, Route } from '../../models/ModelProvider';
+import type { FimMode } from '../complete/Infiller';
+import type { CircuitState, ModelProvider, Route } from '../ports/ModelProvider';
 
 /** Where a route's requests go, and whether the route's circuit breaker lets them through. */
 export interface RouteEndpoint {

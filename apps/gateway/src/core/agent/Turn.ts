@@ -1,7 +1,7 @@
 import type { AgentErrorCode, AgentRoute, TurnInfo } from '@flint/protocol';
 import { StreamingDiff, type DiffOp } from '@flint/stream-diff';
-import { ProviderError, type ModelProvider, type ModelRequest } from '../../models/ModelProvider';
-import type { Clock, TimerHandle } from '../Clock';
+import { ProviderError, type ModelProvider, type ModelRequest } from '../ports/ModelProvider';
+import type { Clock, TimerHandle } from '../ports/Clock';
 import { CodeFenceFilter } from './CodeFenceFilter';
 import type { EditApplier } from './EditApplier';
 

@@ -4,8 +4,8 @@ import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import type { ModelRouter } from './ModelRouter';
-import { drain, ProviderError, ScriptedProvider } from './ScriptedProvider';
-import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { drain, ProviderError, ScriptedProvider } from '../../../test/ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../../../test/testHarness';
 import { SqliteStore } from '../../storage/SqliteStore';
 
 const original = `export function add(a: number, b: number) {\n  return a + b;\n}\n`;

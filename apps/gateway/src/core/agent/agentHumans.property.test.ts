@@ -2,9 +2,9 @@ import { propertyParameters } from '@flint/test-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
 import type { ModelRouter } from './ModelRouter';
-import { drain, ScriptedProvider } from './ScriptedProvider';
+import { drain, ScriptedProvider } from '../../../test/ScriptedProvider';
 
 /** Human keystrokes use private-use characters, so each one can be found (or missed) exactly. */
 const humanChar = (n: number) => String.fromCharCode(0xe000 + n);

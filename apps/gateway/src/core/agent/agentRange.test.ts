@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { SqliteStore } from '../../storage/SqliteStore';
 import { defaultConfig } from '../GatewayConfig';
-import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { fileIdOf, Harness, hello, textOf } from '../../../test/testHarness';
 import type { ModelRouter } from './ModelRouter';
-import { drain, ScriptedProvider } from './ScriptedProvider';
+import { drain, ScriptedProvider } from '../../../test/ScriptedProvider';
 
 const original = 'export function add(a: number, b: number) {\n  return a + b;\n}\n';
 

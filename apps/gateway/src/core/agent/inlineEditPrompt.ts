@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../../models/ModelProvider';
+import type { ModelMessage } from '../ports/ModelProvider';
 
 export interface InlineEditInput {
   path: string;

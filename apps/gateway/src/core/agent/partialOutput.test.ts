@@ -8,13 +8,13 @@
  */
 import { viewHunks } from '@flint/change-set';
 import type { AgentErrorCode, TurnInfo } from '@flint/protocol';
-import { FakeClock, FakeOpenAIServer, fakeFaults, type FakeScript } from '@flint/test-kit';
+import { FakeClock, FakeOpenAIServer, fakeFaults, until as waitUntil, type FakeScript } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsProvider } from '../../models/ChatCompletionsProvider';
 import { withCircuitBreaker } from '../../models/CircuitBreaker';
-import type { ModelEvent, ModelProvider } from '../../models/ModelProvider';
+import type { ModelEvent, ModelProvider } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
 import type { ModelRouter } from './ModelRouter';
 
 const header = '// Prices of a cart.\n';
@@ -91,15 +91,8 @@ type Ctx = Awaited<ReturnType<typeof setup>>;
  * real socket does its I/O, until `done` holds. A flush interval of fake time per turn of the
  * loop: held provider reads are let in at the turn's next flush.
  */
-async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    h.flush();
-    if (done()) return;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    h.clock.advance(8);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+function until(h: Harness, done: () => boolean, what: string): Promise<void> {
+  return waitUntil(done, what, { step: () => h.flush(), wait: () => new Promise((resolve) => (h.clock.advance(8), setTimeout(resolve, 1))) });
 }
 
 /** Prompts a rewrite of the function; resolves with the turn's id once it streams. */

@@ -10,8 +10,8 @@ import { FakeClock, FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import { SqliteStore } from '../../storage/SqliteStore';
-import type { Log } from '../GatewayContext';
-import { fileIdOf, Harness, untilRealIo } from '../testHarness';
+import type { Log } from '../ports/Log';
+import { fileIdOf, Harness, untilRealIo } from '../../../test/testHarness';
 import { readiness, type ModelRouter } from './ModelRouter';
 
 let fastServer: FakeOpenAIServer;

@@ -2,9 +2,9 @@
 import { viewHunks } from '@flint/change-set';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
 import type { ModelRouter } from './ModelRouter';
-import { drain, ScriptedProvider } from './ScriptedProvider';
+import { drain, ScriptedProvider } from '../../../test/ScriptedProvider';
 
 const original = 'export function add(a: number, b: number) {\n  return a + b;\n}\n';
 

@@ -1,7 +1,8 @@
 import { THREAD_DOC_ID, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import * as Y from 'yjs';
 import type { AwarenessEntry } from '../AwarenessRelay';
-import type { Log } from '../GatewayContext';
+import type { Log } from '../ports/Log';
+import type { Random } from '../ports/Random';
 import { CLUSTER_ORIGIN, type DocCluster, type LiveDoc } from '../LiveDoc';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
@@ -9,7 +10,7 @@ import type { Subscriber } from '../Subscriber';
 import { gatewayLapsedMessage } from '../agent/Turn';
 import { ThreadLog } from '../thread/ThreadLog';
 import type { RevocationWatch } from './RevocationWatch';
-import type { ClusterBus, ClusterListener, ClusterMessage, RemoteAwarenessEntry, WorkspaceMessage } from './ClusterBus';
+import type { ClusterBus, ClusterListener, ClusterMessage, RemoteAwarenessEntry, WorkspaceMessage } from '../ports/ClusterBus';
 
 /** Who owns, on this gateway, the cursors a session on another gateway set. */
 interface RemoteOwner extends Subscriber {
@@ -28,6 +29,7 @@ export interface ClusterNodeDeps {
   metrics: Metrics;
   log: Log;
   now(): number;
+  random: Random;
 }
 
 const gatewayGoneMessage = 'The gateway running this turn stopped. What it wrote before that is in the files for review.';
@@ -259,7 +261,7 @@ export class ClusterNode implements DocCluster, ClusterListener {
     for (const room of [...this.deps.loadedRooms()]) {
       const thread = room.loaded(THREAD_DOC_ID);
       if (!thread) continue;
-      const log = new ThreadLog(thread.doc, this.deps.now);
+      const log = new ThreadLog(thread.doc, this.deps.now, this.deps.random);
       const gone = log.allTurns().filter((turn) => turn.status === 'streaming' && turn.gateway === gatewayId);
       if (gone.length === 0) continue;
       if (!(await this.deps.bus.claim(`thread-closed:${room.workspace.id}:${gone[0]!.turnId}`, 60_000))) continue;

@@ -1,6 +1,6 @@
-import type { Store } from '../../storage/Store';
-import type { Clock, TimerHandle } from '../Clock';
-import type { Log } from '../GatewayContext';
+import type { Store } from '../ports/Store';
+import type { Clock, TimerHandle } from '../ports/Clock';
+import type { Log } from '../ports/Log';
 
 export interface RevocationWatchDeps {
   store: Pick<Store, 'revokedLinks' | 'getLink'>;

@@ -1,6 +1,6 @@
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
-import type { ClusterMessage, WorkspaceMessage } from './ClusterBus';
+import type { ClusterMessage, WorkspaceMessage } from '../ports/ClusterBus';
 
 /** Heartbeats and goodbyes stay inside a bus; the gateway hears of them as `gatewayGone`. */
 export type BusMessage = ClusterMessage | { kind: 'heartbeat' } | { kind: 'bye' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { fileIdOf, Harness } from '../testHarness';
-import { MemoryBus, MemoryHub } from './MemoryBus';
+import { fileIdOf, Harness } from '../../../test/testHarness';
+import { MemoryBus, MemoryHub } from '../../../test/MemoryBus';
 
 /** Two gateways on one store over an in-memory bus, every message delivered. */
 function twoGateways() {

@@ -1,9 +1,9 @@
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../storage/SqliteStore';
-import type { Store } from '../../storage/Store';
-import { fileIdOf, Harness, textOf } from '../testHarness';
-import { MemoryBus, MemoryHub } from './MemoryBus';
+import type { Store } from '../ports/Store';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
+import { MemoryBus, MemoryHub } from '../../../test/MemoryBus';
 
 /** The shared database, seen by one gateway through a store whose appends answer when the test says. */
 function heldAppends(database: SqliteStore): { store: Store; release(): void; held(): number } {

@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { StoreError, type Store } from '../../storage/Store';
-import { fileIdOf, Harness, textOf } from '../testHarness';
-import { MemoryBus, MemoryHub } from './MemoryBus';
+import { StoreError, type Store } from '../ports/Store';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
+import { MemoryBus, MemoryHub } from '../../../test/MemoryBus';
 
 const step = fc.record({
   client: fc.nat({ max: 3 }),

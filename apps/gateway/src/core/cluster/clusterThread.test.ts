@@ -1,11 +1,11 @@
 import { readThread, THREAD_DOC_ID } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../../models/ModelProvider';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain } from '../agent/ScriptedProvider';
-import { Harness } from '../testHarness';
-import { MemoryBus, MemoryHub } from './MemoryBus';
+import { drain } from '../../../test/ScriptedProvider';
+import { Harness } from '../../../test/testHarness';
+import { MemoryBus, MemoryHub } from '../../../test/MemoryBus';
 
 /** A model that says a word and then works until it is stopped. */
 class Working implements ModelProvider {

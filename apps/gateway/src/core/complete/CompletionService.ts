@@ -14,12 +14,12 @@ import {
   type CompletionStatus,
   type ServerMessage,
 } from '@flint/protocol';
-import { createInfiller, type Infiller } from '../../models/fim/Infiller';
-import { ProviderError } from '../../models/ModelProvider';
+import { createInfiller, type Infiller } from './Infiller';
+import { ProviderError } from '../ports/ModelProvider';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { resolveContentPosition } from '../agent/resolveContentPosition';
-import type { Clock } from '../Clock';
-import type { Log } from '../GatewayContext';
+import type { Clock } from '../ports/Clock';
+import type { Log } from '../ports/Log';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';

@@ -4,13 +4,13 @@
  * gateway hung up.
  */
 import { Completer, completionSourceOf, type CompletionResult, type EditorState } from '@flint/client';
-import { FakeFimServer } from '@flint/test-kit';
+import { FakeFimServer, until as waitUntil } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsProvider } from '../../models/ChatCompletionsProvider';
 import { withCircuitBreaker } from '../../models/CircuitBreaker';
-import type { FimMode } from '../../models/fim/Infiller';
+import type { FimMode } from './Infiller';
 import { SqliteStore } from '../../storage/SqliteStore';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
 
 const source = 'import { Item } from "./item";\n\nexport function total(items: Item[]) {\n  return items.';
 const itemTs = 'export interface Item {\n  price: number;\n}\n';
@@ -35,14 +35,7 @@ function setup(fimTemplate?: FimMode) {
   textOf(alice, itemId);
   h.flush();
   /** Flushes the in-memory network and lets real sockets move until `done` holds. */
-  const until = async (done: () => boolean, what: string) => {
-    for (let i = 0; i < 1_000; i++) {
-      h.flush();
-      if (done()) return;
-      await new Promise((resolve) => setTimeout(resolve, 3));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
+  const until = (done: () => boolean, what: string) => waitUntil(done, what, { step: () => h.flush(), pollMs: 3 });
   return { h, alice, fileId, itemId, text, until, close: () => provider.close() };
 }
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { CompletionResult, CompletionStream } from '@flint/client';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain, ProviderError, ScriptedProvider } from '../agent/ScriptedProvider';
-import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { drain, ProviderError, ScriptedProvider } from '../../../test/ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../../../test/testHarness';
 
 const mathTs = 'export function add(a: number, b: number) {\n  return a + b;\n}\n\nexport const total = ';
 const itemTs = 'export interface Item {\n  price: number;\n}\n';

@@ -4,7 +4,7 @@
  * boundaries and the prefix's start stable while the user types, so provider prompt caches
  * hit), snippets of other open files, and whether one line or a block is wanted.
  */
-import type { FimPrompt } from '../../models/fim/fimTemplates';
+import type { FimPrompt } from './fimTemplates';
 import { relatedSnippets, type OpenFile } from './relatedSnippets';
 
 /** Code runs about 3.5 characters per token in the tokenizers of code models. */

@@ -4,7 +4,7 @@
  * enough to run at every keystroke (a scan of a few open files), deterministic, and bounded by a
  * character budget.
  */
-import type { FimSnippet } from '../../models/fim/fimTemplates';
+import type { FimSnippet } from './fimTemplates';
 
 export interface OpenFile {
   path: string;

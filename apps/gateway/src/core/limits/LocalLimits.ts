@@ -1,4 +1,4 @@
-import type { Clock } from '../Clock';
+import type { Clock } from '../ports/Clock';
 import { dayMs, hourMs, type SharedLimits } from './SharedLimits';
 
 interface Bucket {

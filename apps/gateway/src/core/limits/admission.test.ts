@@ -6,9 +6,9 @@ import { Channel, decodeServerFrame, encodeControl, isDecodeError, readThread, T
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain, ScriptedProvider } from '../agent/ScriptedProvider';
+import { drain, ScriptedProvider } from '../../../test/ScriptedProvider';
 import { defaultConfig } from '../GatewayConfig';
-import { fileIdOf, Harness, hello } from '../testHarness';
+import { fileIdOf, Harness, hello } from '../../../test/testHarness';
 
 function setup(promptsPerMinute = defaultConfig.agent.promptsPerMinute) {
   const provider = new ScriptedProvider();

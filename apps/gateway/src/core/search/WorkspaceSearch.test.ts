@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeDisk } from '../../project/Disk';
+import { NodeDisk } from '../../project/NodeDisk';
 import { FolderSync } from '../../project/FolderSync';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { fileIdOf, Harness, textOf } from '../../../test/testHarness';
 
 const query = (pattern: string, options: Partial<SearchQuery> = {}): SearchQuery => ({ pattern, regex: false, matchCase: false, wholeWord: false, include: '', exclude: '', ...options });
 

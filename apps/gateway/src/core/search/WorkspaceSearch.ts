@@ -1,6 +1,6 @@
 import { FILE_TEXT_KEY, type SearchAnswer, type SearchFileHits, type SearchQuery, type SearchRequest } from '@flint/protocol';
 import * as Y from 'yjs';
-import type { Clock } from '../Clock';
+import type { Clock } from '../ports/Clock';
 import type { Room, OpResult } from '../Room';
 import { compileSearch, scanLines, type LineMatcher } from './searchFiles';
 import { compileGlobs } from './pathGlobs';

@@ -1,4 +1,4 @@
-import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from '../../models/ModelProvider';
+import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from '../ports/ModelProvider';
 
 /** What happens at a pause in a model call: the test acts, then lets it go on (or not). */
 export type Beat<Pause extends string = string> = ModelEvent | { pause: Pause } | ProviderError;

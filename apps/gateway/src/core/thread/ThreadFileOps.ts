@@ -1,6 +1,5 @@
 import { THREAD_FILE_OPS_KEY, type IndexEntry, type ThreadFileOp, type ThreadFileOpReview } from '@flint/protocol';
 import type * as Y from 'yjs';
-import { generateId } from '../linkTokens';
 import { GATEWAY_ORIGIN } from '../LiveDoc';
 import type { OpResult, Room } from '../Room';
 
@@ -105,7 +104,7 @@ export class ThreadFileOps {
 
   private record(turnId: string, fields: Pick<ThreadFileOp, 'kind' | 'path' | 'to' | 'entries'>): void {
     const seq = [...this.ops.values()].filter((op) => op.turnId === turnId).length;
-    const op: ThreadFileOp = { opId: generateId('o'), turnId, status: 'pending', seq, ...fields };
+    const op: ThreadFileOp = { opId: this.room.random.id('o'), turnId, status: 'pending', seq, ...fields };
     if (op.to === undefined) delete op.to;
     this.ops.doc!.transact(() => this.ops.set(op.opId, op), GATEWAY_ORIGIN);
   }

@@ -5,7 +5,7 @@ import {
   type ThreadTurnRecord,
 } from '@flint/protocol';
 import * as Y from 'yjs';
-import { generateId } from '../linkTokens';
+import type { Random } from '../ports/Random';
 import { GATEWAY_ORIGIN } from '../LiveDoc';
 
 /** A message's fields as written, `text` aside (it is a Y.Text). */
@@ -23,6 +23,7 @@ export class ThreadLog {
   constructor(
     readonly doc: Y.Doc,
     private readonly now: () => number,
+    private readonly random: Random,
   ) {
     this.messages = doc.getArray<Y.Map<unknown>>(THREAD_MESSAGES_KEY);
     this.turns = doc.getMap<ThreadTurnRecord>(THREAD_TURNS_KEY);
@@ -30,7 +31,7 @@ export class ThreadLog {
 
   /** Appends a message; returns its id. */
   append(fields: MessageFields, text = ''): string {
-    const id = generateId('m');
+    const id = this.random.id('m');
     const entry = new Y.Map<unknown>();
     this.transact(() => {
       for (const [key, value] of Object.entries({ ...fields, id, at: this.now(), author: fields.author ?? null })) {

@@ -9,9 +9,9 @@ import {
 import type { AgentResult, AgentService, Budget, BudgetRule, Prompter } from '../agent/AgentService';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { resolveContentPosition } from '../agent/resolveContentPosition';
-import type { Clock } from '../Clock';
+import type { Clock } from '../ports/Clock';
+import type { Random } from '../ports/Random';
 import type { AgentConfig } from '../GatewayConfig';
-import { generateId } from '../linkTokens';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import { hourMs, type SharedLimits } from '../limits/SharedLimits';
@@ -55,6 +55,7 @@ export class ThreadService {
 
   constructor(
     private readonly clock: Clock,
+    private readonly random: Random,
     private readonly config: AgentConfig,
     private readonly router: ModelRouter,
     private readonly metrics: Metrics,
@@ -113,7 +114,7 @@ export class ThreadService {
   }
 
   private logOf(room: Room): ThreadLog {
-    return new ThreadLog(room.thread.doc, () => this.clock.now());
+    return new ThreadLog(room.thread.doc, () => this.clock.now(), this.random);
   }
 
   /**
@@ -162,7 +163,7 @@ export class ThreadService {
   ): AgentResult {
     const { from } = message;
     const log = this.logOf(room);
-    const turnId = generateId('t');
+    const turnId = this.random.id('t');
     const author = { name: message.author.name, color: message.author.color };
     // The thread before this message, for the prompt (which adds the message itself, once).
     const history: HistoryEntry[] = log.transcript().map((entry) => ({

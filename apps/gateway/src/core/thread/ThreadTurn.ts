@@ -1,7 +1,7 @@
 import type { ThreadAuthor, ThreadFileChange, ThreadTurnRecord } from '@flint/protocol';
-import { ProviderError, type ModelEvent, type ModelMessage, type ModelProvider, type ToolCall, type ToolSpec } from '../../models/ModelProvider';
+import { ProviderError, type ModelEvent, type ModelMessage, type ModelProvider, type ToolCall, type ToolSpec } from '../ports/ModelProvider';
 import { gatewayLapsedMessage } from '../agent/Turn';
-import type { Clock, TimerHandle } from '../Clock';
+import type { Clock, TimerHandle } from '../ports/Clock';
 import { PatchArgument, TextPatchSplitter } from './patchSources';
 import { PatchStream, type PatchTarget } from './PatchStream';
 import { charsPerToken } from './threadPrompt';

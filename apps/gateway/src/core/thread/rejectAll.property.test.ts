@@ -7,10 +7,10 @@
  */
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { describe, it } from 'vitest';
-import { ProviderError } from '../../models/ModelProvider';
-import { drain } from '../agent/ScriptedProvider';
+import { ProviderError } from '../ports/ModelProvider';
+import { drain } from '../../../test/ScriptedProvider';
 import { LiveModel, type Beat } from './LiveModel';
-import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from './rejectAllWorld';
+import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from '../../../test/rejectAllWorld';
 
 type Interrupt = 'steer' | 'stop' | 'fail' | 'type' | 'none';
 

@@ -10,7 +10,7 @@ import { FakeClock, FakeOpenAIServer, propertyConfig, seededRandom, type FakeScr
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from './rejectAllWorld';
+import { createWorld, humanTypes, patchFor, pick, rejectAllAndCheck, type Random, type World } from '../../../test/rejectAllWorld';
 
 type Interrupt = 'steer' | 'stop' | 'fail' | 'type' | 'none';
 type Route = 'fast' | 'deep';

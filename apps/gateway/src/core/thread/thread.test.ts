@@ -2,13 +2,13 @@ import { hunksOf } from '@flint/change-set';
 import { CloseCode, encodeControl, readThread, type ThreadView } from '@flint/protocol';
 import { FakeClock } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../../models/ModelProvider';
-import { ProviderError } from '../../models/ModelProvider';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../ports/ModelProvider';
+import { ProviderError } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import { defaultConfig } from '../GatewayConfig';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain } from '../agent/ScriptedProvider';
-import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { drain } from '../../../test/ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../../../test/testHarness';
 import { formatTs, taskTs, twoFilePatch } from './threadFixtures';
 
 /** A step of a scripted answer: a model event, a pause until `release()`, or a failure. */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders, loadProviderConfig } from '../../models/providerConfig';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { fileIdOf, Harness, textOf, untilRealIo } from '../testHarness';
+import { fileIdOf, Harness, textOf, untilRealIo } from '../../../test/testHarness';
 import { formatTs, taskTs, twoFilePatch as patch } from './threadFixtures';
 
 let server: FakeOpenAIServer;

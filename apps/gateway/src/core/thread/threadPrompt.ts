@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../../models/ModelProvider';
+import type { ModelMessage } from '../ports/ModelProvider';
 
 /** ~3.5 characters per token for code: an estimate, on the safe side for the window check. */
 export const charsPerToken = 3.5;

@@ -5,13 +5,13 @@
  */
 import { hunksOf } from '@flint/change-set';
 import { CloseCode, encodeControl, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry } from '@flint/protocol';
-import { FakeClock } from '@flint/test-kit';
+import { FakeClock, until as waitUntil } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
-import type { ModelEvent } from '../../models/ModelProvider';
+import type { ModelEvent } from '../ports/ModelProvider';
 import { SqliteStore } from '../../storage/SqliteStore';
 import type { ModelRouter } from '../agent/ModelRouter';
-import { drain } from '../agent/ScriptedProvider';
-import { fileIdOf, Harness, hello, textOf } from '../testHarness';
+import { drain } from '../../../test/ScriptedProvider';
+import { fileIdOf, Harness, hello, textOf } from '../../../test/testHarness';
 import { LiveModel, type Beat } from './LiveModel';
 import { taskTs } from './threadFixtures';
 
@@ -30,15 +30,7 @@ function setup(files: Record<string, string> = { 'src/task.ts': taskTs }) {
   h.flush();
   const view = () => readThread(thread.doc);
   /** Runs the gateway and the clients until `done` (the model may be paused). */
-  const until = async (done: () => boolean, what: string) => {
-    for (let i = 0; i < 500; i++) {
-      if (done()) return;
-      await drain();
-      h.clock.advance(8);
-      h.flush();
-    }
-    throw new Error(`never happened: ${what}`);
-  };
+  const until = (done: () => boolean, what: string) => waitUntil(done, what, { wait: async () => (await drain(), h.clock.advance(8), h.flush()) });
   const turnEnded = () => view().turns.length > 0 && view().turns.every((turn) => turn.status !== 'streaming');
   const rejectAll = () => {
     for (const turn of view().turns) bob.review(fileId, { turnId: turn.turnId }, 'reject');

@@ -1,5 +1,5 @@
-import type { ToolSpec } from '../../models/ModelProvider';
-import type { Clock } from '../Clock';
+import type { ToolSpec } from '../ports/ModelProvider';
+import type { Clock } from '../ports/Clock';
 import { searchFiles } from '../search/searchFiles';
 
 /** What the tools can see and do: the workspace's files, by path, confined to it. */

@@ -1,9 +1,9 @@
 import type { Role } from '@flint/protocol';
 import type { ModelRouter, RoutedModel } from '../../core/agent/ModelRouter';
-import type { Log } from '../../core/GatewayContext';
+import type { Log } from '../../core/ports/Log';
 import { ChatCompletionsProvider } from '../ChatCompletionsProvider';
 import type { GuardedProvider } from '../CircuitBreaker';
-import { ProviderError, type Route } from '../ModelProvider';
+import { ProviderError, type Route } from '../../core/ports/ModelProvider';
 import { createProviders, type ProviderConfig, type RouteConfig } from '../providerConfig';
 import type { SecretBox } from './secretBox';
 

@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorCode } from '../ModelProvider';
+import { ProviderError, type ProviderErrorCode } from '../../core/ports/ModelProvider';
 
 export type EmbeddedModelErrorCode =
   // The model file: found before anything is loaded (ggufMetadata.ts).

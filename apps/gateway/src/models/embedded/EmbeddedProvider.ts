@@ -5,7 +5,7 @@
  * validation, and again on the request after it died.
  */
 import { stat } from 'node:fs/promises';
-import { ProviderError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest } from '../ModelProvider';
+import { ProviderError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest } from '../../core/ports/ModelProvider';
 import { EmbeddedModelError, toProviderError } from './EmbeddedModelError';
 import { inspectModelFile } from './ggufMetadata';
 import type { GenerationJob, GenerationSettings } from './hostProtocol';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTinyLlamaGguf } from '@flint/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ModelEvent, ModelRequest } from '../ModelProvider';
+import type { ModelEvent, ModelRequest } from '../../core/ports/ModelProvider';
 import { editByInfill } from './editByInfill';
 import { EmbeddedProvider } from './EmbeddedProvider';
 

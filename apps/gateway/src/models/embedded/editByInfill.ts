@@ -1,4 +1,4 @@
-import type { ModelProvider } from '../ModelProvider';
+import type { ModelProvider } from '../../core/ports/ModelProvider';
 import type { EmbeddedProvider } from './EmbeddedProvider';
 
 /**

@@ -4,7 +4,7 @@
  * (`content`, a final event with `stop: true`, no `[DONE]`).
  */
 import type { ChatToolCallPiece } from '../chatToolCalls';
-import type { FinishReason } from '../ModelProvider';
+import type { FinishReason } from '../../core/ports/ModelProvider';
 
 export interface WireUsage {
   inputTokens: number;

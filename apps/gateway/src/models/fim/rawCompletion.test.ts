@@ -3,7 +3,7 @@ import { FakeFimServer, fakeFaults } from '@flint/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsProvider } from '../ChatCompletionsProvider';
 import { withCircuitBreaker } from '../CircuitBreaker';
-import type { ModelEvent } from '../ModelProvider';
+import type { ModelEvent } from '../../core/ports/ModelProvider';
 import { createProviders, loadProviderConfig, ProviderConfigError } from '../providerConfig';
 
 async function drain(events: AsyncIterable<ModelEvent>): Promise<{ events: ModelEvent[]; text: string; error: unknown }> {

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@flint/test-kit';
 
-const mainTs = join(dirname(fileURLToPath(import.meta.url)), '..', 'main.ts');
+const mainTs = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.ts');
 
 export interface GatewayProcess {
   readonly id: string;

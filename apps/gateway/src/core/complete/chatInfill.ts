@@ -4,7 +4,7 @@
  * there. Chat models still wrap code in fences and restate the line they continue, so their
  * output goes through `ChatInfillFilter`.
  */
-import type { ModelMessage } from '../ModelProvider';
+import type { ModelMessage } from '../ports/ModelProvider';
 import type { FimPrompt } from './fimTemplates';
 
 export const cursorMark = '<CURSOR>';

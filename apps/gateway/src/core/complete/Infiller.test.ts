@@ -1,6 +1,6 @@
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
-import type { InfillRequest, ModelEvent, ModelProvider, ModelRequest, PromptRequest } from '../ModelProvider';
+import type { InfillRequest, ModelEvent, ModelProvider, ModelRequest, PromptRequest } from '../ports/ModelProvider';
 import { ChatInfillFilter } from './chatInfill';
 import type { FimPrompt } from './fimTemplates';
 import { createInfiller, resolveFimMode } from './Infiller';

@@ -1,5 +1,5 @@
-import type { ClusterBus, ClusterListener, ClusterMessage, WorkspaceMessage } from './ClusterBus';
-import { decodeFrame, encodeFrame } from './clusterFrame';
+import type { ClusterBus, ClusterListener, ClusterMessage, WorkspaceMessage } from '../src/core/ports/ClusterBus';
+import { decodeFrame, encodeFrame } from '../src/core/cluster/clusterFrame';
 
 /**
  * Redis pub/sub in memory, as unreliable as the real one may be: a message is delivered later

@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Harness } from '../core/testHarness';
-import { NodeDisk, type DiskEvent } from './Disk';
-import { FolderSync } from './FolderSync';
+import { Harness } from './testHarness';
+import type { DiskEvent } from '../src/core/ports/Disk';
+import { NodeDisk } from '../src/project/NodeDisk';
+import { FolderSync } from '../src/project/FolderSync';
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.email=test@flint.dev', '-c', 'user.name=Flint Test', ...args], { cwd, encoding: 'utf8' });
@@ -72,13 +73,4 @@ export class RealFolders {
   }
 }
 
-/** Flushes the harness and lets real time pass (the watcher, the writes) until `done()`. */
-export async function until(h: Harness, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h.flush();
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { untilFlushed as until } from './testHarness';

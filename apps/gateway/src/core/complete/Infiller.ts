@@ -4,7 +4,7 @@
  * or a chat prompt for models without FIM tokens. `createInfiller` picks it from the route's
  * configuration, else from the provider and the model's name.
  */
-import { ProviderError, type ModelEvent, type ModelProvider } from '../ModelProvider';
+import { ProviderError, type ModelEvent, type ModelProvider } from '../ports/ModelProvider';
 import { ChatInfillFilter, chatInfillMessages } from './chatInfill';
 import { fimTemplate, fimTemplateForModel, fimTemplateNames, type FimPrompt, type FimTemplateName } from './fimTemplates';
 

@@ -8,9 +8,9 @@ import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type IndexEntry } from '@
 import { FakeClock } from '@flint/test-kit';
 import { expect } from 'vitest';
 import type * as Y from 'yjs';
-import { SqliteStore } from '../../storage/SqliteStore';
-import type { ModelRouter } from '../agent/ModelRouter';
-import { fileIdOf, Harness, textOf } from '../testHarness';
+import { SqliteStore } from '../src/storage/SqliteStore';
+import type { ModelRouter } from '../src/core/agent/ModelRouter';
+import { fileIdOf, Harness, textOf } from './testHarness';
 
 /** People type private-use characters: the agent never writes them, so they can be counted. */
 export const humanChars = /[\ue000-\uf8ff]/g;

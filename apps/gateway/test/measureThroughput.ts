@@ -2,7 +2,7 @@
  * Measures (does not assert) the embedded provider end to end on a random-weight llama written
  * on the spot: first-token latency and generation speed through the child process and IPC.
  *
- *   npx tsx apps/gateway/src/models/embedded/measureThroughput.ts [tiny|1m] [runs]
+ *   npx tsx apps/gateway/test/measureThroughput.ts [tiny|1m] [runs]
  *
  * Prints one JSON line per run and a median summary.
  */
@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTinyLlamaGguf, type TinyLlamaOptions } from '@flint/test-kit';
-import type { ModelRequest } from '../ModelProvider';
-import { EmbeddedProvider } from './EmbeddedProvider';
+import type { ModelRequest } from '../src/core/ports/ModelProvider';
+import { EmbeddedProvider } from '../src/models/embedded/EmbeddedProvider';
 
 const presets: Record<string, TinyLlamaOptions> = {
   /** The test suite's model: ~0.1M parameters. */

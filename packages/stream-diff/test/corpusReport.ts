@@ -1,10 +1,10 @@
 // How large the stream-diff's edits are on realistic rewrites (editCorpus.ts), streamed in several
 // chunkings with the default options and with the gateway's (maxPending 96): ops cost (code units
 // deleted + inserted) against the cheapest character diff and the cheapest whole-line diff.
-// Run: npx tsx packages/stream-diff/src/corpusReport.ts   (the table in bench/README.md)
+// Run: npx tsx packages/stream-diff/test/corpusReport.ts   (the table in bench/README.md)
 import { editCorpus, type CorpusEdit } from './editCorpus';
 import { charOptimum, lineDiffCost, opsCost } from './editSize';
-import { StreamingDiff, applyOps, type StreamingDiffOptions } from './streamDiff';
+import { StreamingDiff, applyOps, type StreamingDiffOptions } from '../src/streamDiff';
 import { mulberry32 } from './testGen';
 
 /** Chunkings a stream meets: one piece, a code unit at a time, model tokens, lines, gateway flushes. */

@@ -161,6 +161,9 @@ export function withRequestId(error: unknown, requestId: string | null): unknown
   return error instanceof ProviderError ? error.withRequestId(requestId) : error;
 }
 
+/** A provider endpoint's circuit breaker: closed lets requests through, open refuses them, half-open lets one trial through. */
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
 export interface ModelProvider {
   /** e.g. "openai-responses", "openai-chat", "embedded". */
   readonly kind: string;

@@ -1,4 +1,5 @@
-import { contentDigest, type Disk, type DiskEvent } from './Disk';
+import type { Disk, DiskEvent } from '../src/core/ports/Disk';
+import { contentDigest } from '../src/project/NodeDisk';
 
 /**
  * A folder in memory, for FolderSync's tests: its watcher reports changes only when the test

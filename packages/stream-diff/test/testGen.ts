@@ -1,6 +1,6 @@
 // Seeded generators shared by the tests: code-like originals, edits a model might make, and
 // chunkings. Deterministic for a given PRNG so that a failing seed reproduces exactly.
-import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from './streamDiff';
+import { StreamingDiff, applyOps, type DiffOp, type StreamingDiffOptions } from '../src/streamDiff';
 
 export type Rng = () => number;
 

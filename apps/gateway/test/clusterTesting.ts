@@ -1,17 +1,14 @@
 import { FlintClient, type WebSocketLike } from '@flint/client';
 import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, type IndexEntry } from '@flint/protocol';
+import { until as waitUntil } from '@flint/test-kit';
 import { WebSocket } from 'ws';
 import type * as Y from 'yjs';
 import type { GatewayProcess } from './gatewayProcesses';
 
 /** What the cluster tests share: waiting for a condition, clients placed like a balancer's. */
 
-export async function until(condition: () => boolean | Promise<boolean>, what: string, debug?: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${debug ? `\n${debug()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+export function until(condition: () => boolean | Promise<boolean>, what: string, debug?: () => string, timeoutMs = 20_000): Promise<void> {
+  return waitUntil(condition, what, { debug, timeoutMs });
 }
 
 /**

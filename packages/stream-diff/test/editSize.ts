@@ -1,6 +1,6 @@
 // Sizes of an edit, for the guarantees of SPEC.md [D19]–[D21] and the corpus report: what ops
 // cost, what the cheapest character diff and the cheapest line diff of the same texts cost.
-import type { DiffOp } from './ops';
+import type { DiffOp } from '../src/ops';
 
 /** Code units the ops delete plus code units they insert: the size of the edit a reviewer reads. */
 export function opsCost(ops: readonly DiffOp[]): number {

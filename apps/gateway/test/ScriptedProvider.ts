@@ -1,4 +1,4 @@
-import { ProviderError, type FinishReason, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from '../../models/ModelProvider';
+import { ProviderError, type FinishReason, type ModelEvent, type ModelProvider, type ModelRequest, type PromptRequest } from '../src/core/ports/ModelProvider';
 
 type Step =
   | { kind: 'text'; text: string }

@@ -4,7 +4,7 @@
 // `size: 'max'` so that their lengths spread over the whole range, as the cases this suite was
 // tuned on did; fast-check's default size keeps them to a handful.
 import fc from 'fast-check';
-import type { StreamingDiffOptions } from './streamDiff';
+import type { StreamingDiffOptions } from '../src/streamDiff';
 
 const TOKENS = ['const', 'let', 'return', 'if (', ')', '{', '}', 'x', 'y', 'value', 'items.map(', '=>', '=', '+',
   '===', '0', '1', '42', "'a'", 'await', 'fetch(url)', ';', ',', 'this.state', '// note', '😀', 'ß', 'é'];

@@ -83,7 +83,17 @@ export interface Store {
    * the compaction follow it.
    */
   compactDoc(docKey: string, merged: Uint8Array): void;
+  /** Deletes the document's updates and the claims on its Yjs client ids. */
   deleteDoc(docKey: string): void;
+  /**
+   * The link that claimed a Yjs client id in a document (a tab showed it as its own cursor and
+   * wrote with it), or null. Claims outlive the loaded document — an unload, a restart, another
+   * gateway of the cluster — so another link can never write under that person's id and take the
+   * clocks of her offline work (DESIGN §11.1).
+   */
+  clientOwner(docKey: string, client: number): string | null;
+  /** Records a claim; the first claim of an id stands (a second one is ignored). */
+  claimClient(docKey: string, client: number, linkId: string): void;
   /**
    * Moves updates that cannot be applied out of a document, atomically: they are kept aside
    * with the reason (for an operator to inspect; never loaded again) and the document's other

@@ -1,17 +1,18 @@
 /** Test wiring: a real Gateway on real SQLite, reached through in-memory sockets on a fake clock. */
 import { FlintClient, type FlintClientOptions, type WebSocketLike } from '@flint/client';
 import { Channel, encodeControl, encodeDocFrame, FILE_TEXT_KEY, INDEX_ENTRIES_KEY, PROTOCOL_VERSION, type IndexEntry } from '@flint/protocol';
-import { FakeClock, MemoryNetwork, type MemorySocketPair } from '@flint/test-kit';
+import { FakeClock, MemoryNetwork, until, type MemorySocketPair } from '@flint/test-kit';
 import * as encoding from 'lib0/encoding';
 import * as syncProtocol from 'y-protocols/sync';
 import * as Y from 'yjs';
-import { SqliteStore } from '../storage/SqliteStore';
-import type { Store } from '../storage/Store';
-import type { Clock, TimerHandle } from './Clock';
-import { Gateway } from './Gateway';
-import type { ClusterBus } from './cluster/ClusterBus';
-import type { ModelRouter } from './agent/ModelRouter';
-import type { GatewayConfig } from './GatewayConfig';
+import { SqliteStore } from '../src/storage/SqliteStore';
+import { systemRandom } from '../src/transport/systemRandom';
+import type { Store } from '../src/core/ports/Store';
+import type { Clock, TimerHandle } from '../src/core/ports/Clock';
+import { Gateway } from '../src/core/Gateway';
+import type { ClusterBus } from '../src/core/ports/ClusterBus';
+import type { ModelRouter } from '../src/core/agent/ModelRouter';
+import type { GatewayConfig } from '../src/core/GatewayConfig';
 
 type FakeTimer = ReturnType<FakeClock['setTimeout']>;
 
@@ -69,7 +70,7 @@ export class Harness {
     private readonly makeBus?: () => ClusterBus,
   ) {
     this.processClock = new ProcessClock(clock);
-    this.gateway = new Gateway({ store, clock: this.processClock, config, models, bus: makeBus?.() });
+    this.gateway = new Gateway({ store, clock: this.processClock, random: systemRandom, config, models, bus: makeBus?.() });
   }
 
   /** Replaces the gateway by a fresh one on `store` (a restart), dropping every connection. */
@@ -79,7 +80,7 @@ export class Harness {
     this.processClock.kill();
     this.processClock = new ProcessClock(this.clock);
     this.store = store;
-    this.gateway = new Gateway({ store, clock: this.processClock, config: this.config, models: this.models, bus: this.makeBus?.() });
+    this.gateway = new Gateway({ store, clock: this.processClock, random: systemRandom, config: this.config, models: this.models, bus: this.makeBus?.() });
   }
 
   /** Opens a raw socket to the gateway, for hand-written clients. */
@@ -170,13 +171,11 @@ export function insertUpdate(text: string): Uint8Array {
  * sockets and lets real I/O in, a turn of the event loop at a time (the fake clock moving 8 ms
  * each), until `done`.
  */
-export async function untilRealIo(h: Harness, done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    h.flush();
-    if (done()) return;
-    h.clock.advance(8);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+export function untilRealIo(h: Harness, done: () => boolean, what: string): Promise<void> {
+  return until(done, what, { step: () => h.flush(), wait: () => new Promise<void>((resolve) => (h.clock.advance(8), setImmediate(resolve))) });
+}
+
+/** Flushes the harness and lets real time pass (a watcher, the disk's writes) until `done()`. */
+export function untilFlushed(h: Harness | null, done: () => boolean, what: string): Promise<void> {
+  return until(done, what, { step: () => h?.flush() });
 }

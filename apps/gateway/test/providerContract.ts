@@ -8,7 +8,7 @@
  * `close()` test comes last.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelEvent, ModelProvider, ModelRequest, ToolCall } from './ModelProvider';
+import type { ModelEvent, ModelProvider, ModelRequest, ToolCall } from '../src/core/ports/ModelProvider';
 
 export interface ProviderContractFixture {
   provider: ModelProvider;

@@ -1,0 +1,82 @@
+/**
+ * The gateway's public face: what a host (main.ts, the e2e server, bench/) needs to compose a
+ * gateway and serve it. Everything else under src/ is internal and may move without notice;
+ * `testing.ts` (`@flint/gateway/testing`) holds the parts bench/ and tests measure alone.
+ *
+ * @example
+ * const gateway = createGateway({}, { store: new SqliteStore(file), clock: systemClock, log });
+ * const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot, allowedOrigins: null, publicUrl: null, log });
+ */
+import type { ModelRouter } from './core/agent/ModelRouter';
+import type { Clock } from './core/ports/Clock';
+import type { Random } from './core/ports/Random';
+import type { ClusterBus } from './core/ports/ClusterBus';
+import type { CompletionConfig } from './core/complete/CompletionService';
+import { Gateway } from './core/Gateway';
+import type { GatewayConfig } from './core/GatewayConfig';
+import type { Log } from './core/ports/Log';
+import type { SharedLimits } from './core/limits/SharedLimits';
+import type { Store } from './core/ports/Store';
+import { systemRandom } from './transport/systemRandom';
+
+/** What the gateway is given from outside: its adapters. Only a store and a clock are required. */
+export interface GatewayPorts {
+  store: Store;
+  clock: Clock;
+  /** Where ids and tokens come from; `systemRandom` by default. */
+  random?: Random;
+  log?: Log;
+  /** Which model serves each route; none: the agent and autocomplete say they are not configured. */
+  models?: ModelRouter;
+  /** The other gateways of a cluster (decision 0024); alone by default. */
+  bus?: ClusterBus;
+  /** Where prompt rates and token budgets are counted (`RedisLimits` in a cluster); in memory by default. */
+  limits?: SharedLimits;
+}
+
+/** The gateway's settings: any of `defaultConfig`'s, and autocomplete's limits. */
+export interface GatewaySettings extends Partial<GatewayConfig> {
+  completion?: Partial<CompletionConfig>;
+}
+
+/** A gateway with `config` over the defaults, wired to `ports`. Serve it with `startServer`. */
+export function createGateway(config: GatewaySettings, ports: GatewayPorts): Gateway {
+  const { completion, ...gatewayConfig } = config;
+  return new Gateway({ ...ports, random: ports.random ?? systemRandom, config: gatewayConfig, completion });
+}
+
+export type { Gateway, CreatedWorkspace } from './core/Gateway';
+export { defaultConfig, type AgentConfig, type GatewayConfig } from './core/GatewayConfig';
+export type { Clock } from './core/ports/Clock';
+export type { Log, LogLevel } from './core/ports/Log';
+export type { ClusterBus } from './core/ports/ClusterBus';
+export type { SharedLimits } from './core/limits/SharedLimits';
+export { defaultCompletionConfig, type CompletionConfig } from './core/complete/CompletionService';
+export { readiness, type ModelRouter, type Readiness, type RoutedModel } from './core/agent/ModelRouter';
+// Adapters a host picks from.
+export type { Store } from './core/ports/Store';
+export { SqliteStore } from './storage/SqliteStore';
+export { PostgresStore } from './storage/PostgresStore';
+export { RedisBus } from './cluster/RedisBus';
+export { RedisLimits } from './cluster/RedisLimits';
+export { clusterReadiness } from './cluster/clusterReadiness';
+export type { ModelEvent, ModelMessage, ModelProvider } from './core/ports/ModelProvider';
+export { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
+export { ResponsesProvider } from './models/ResponsesProvider';
+export { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
+export { editByInfill } from './models/embedded/editByInfill';
+export type { FimMode } from './core/complete/Infiller';
+export { NodeDisk } from './project/NodeDisk';
+export { FolderSync } from './project/FolderSync';
+export { demoWorkspaceFiles } from './seed/demoWorkspace';
+// Serving it.
+export { startServer, type RunningServer, type ServerOptions } from './transport/httpServer';
+export { linkUrl } from './transport/restApi';
+export { systemClock } from './transport/systemClock';
+export { systemRandom } from './transport/systemRandom';
+export type { Random } from './core/ports/Random';
+// Recording and replay (issue 37).
+export { parseRecording, writeRecording, RECORDING_FORMAT, RECORDING_VERSION, RecordingError, type Recording, type RecordedFrame } from './recording/Recording';
+export { Replayer } from './recording/replayDocs';
+export { ReplayProvider } from './recording/ReplayProvider';
+export { SessionRecorder } from './recording/SessionRecorder';
