@@ -72,7 +72,7 @@ export { PostgresStore } from './storage/PostgresStore';
 export { RedisBus } from './cluster/RedisBus';
 export { RedisLimits } from './cluster/RedisLimits';
 export { clusterReadiness } from './cluster/clusterReadiness';
-export type { ModelMessage, ModelProvider } from './core/ports/ModelProvider';
+export type { ModelEvent, ModelMessage, ModelProvider } from './core/ports/ModelProvider';
 export { createProviders, describeProviderConfig, loadProviderConfig, ProviderConfigError, type RouteConfig } from './models/providerConfig';
 export { ResponsesProvider } from './models/ResponsesProvider';
 export { EmbeddedProvider } from './models/embedded/EmbeddedProvider';
@@ -87,3 +87,8 @@ export { linkUrl } from './transport/restApi';
 export { systemClock } from './transport/systemClock';
 export { systemRandom } from './transport/systemRandom';
 export type { Random } from './core/ports/Random';
+// Recording and replay (issue 37).
+export { parseRecording, writeRecording, RECORDING_FORMAT, RECORDING_VERSION, RecordingError, type Recording, type RecordedFrame } from './recording/Recording';
+export { Replayer } from './recording/replayDocs';
+export { ReplayProvider } from './recording/ReplayProvider';
+export { SessionRecorder } from './recording/SessionRecorder';

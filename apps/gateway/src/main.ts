@@ -31,17 +31,28 @@ import {
   type RouteConfig,
   type Store,
 } from './index';
+import { secretBoxAt } from './models/connect/secretBox';
+import { WorkspaceModels } from './models/connect/WorkspaceModels';
+import { Playground } from './playground/Playground';
+import { playgroundSettings, PlaygroundSettingsError } from './playground/playgroundSettings';
+import { readPlaygroundTemplate, TemplateError } from './playground/playgroundTemplate';
+import { Recordings } from './recording/Recordings';
+import { createPlaygroundApi } from './transport/playgroundApi';
+import { createRecordingApi } from './transport/recordingApi';
+import { createWorkspaceModelApi } from './transport/workspaceModelApi';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
 const here = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
 
 const usage = `Usage: flint [--port N] [--host H] [folder]
-  folder   open this folder as a workspace, kept in sync with the disk both ways
-           (without it: the demo workspace)`;
+       flint [--port N] [--host H] --playground <template folder | demo>
+  folder        open this folder as a workspace, kept in sync with the disk both ways
+                (without it: the demo workspace)
+  --playground  every visitor of / gets a fresh copy of the template (FLINT_PLAYGROUND)`;
 let args: ReturnType<typeof parseCommandLine>;
 function parseCommandLine() {
-  return parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  return parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' }, host: { type: 'string' }, playground: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
 }
 try {
   args = parseCommandLine();
@@ -84,6 +95,22 @@ if (redisUrl && folderArg) {
   console.error('A folder project is served by one gateway, next to its folder: unset FLINT_REDIS_URL to open a folder.');
   process.exit(2);
 }
+
+function readPlayground() {
+  try {
+    const settings = playgroundSettings(args.values.playground, env);
+    if (!settings) return null;
+    if (folderArg) throw new PlaygroundSettingsError('A playground copies its template for each visitor; it opens no folder project. Drop the folder, or --playground.');
+    if (redisUrl) throw new PlaygroundSettingsError('A playground runs on one gateway: unset FLINT_REDIS_URL.');
+    const folder = settings.templateFolder === 'demo' ? 'demo' : resolve(invokedFrom, settings.templateFolder);
+    return { settings, template: readPlaygroundTemplate(folder) };
+  } catch (error) {
+    if (!(error instanceof PlaygroundSettingsError || error instanceof TemplateError)) throw error;
+    console.error(`Playground: ${error.message}`);
+    process.exit(2);
+  }
+}
+const playgroundSetup = readPlayground();
 
 const log: Log = (level, message, fields) => {
   const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
@@ -148,11 +175,19 @@ function openStore(): Store {
 const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
-const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
+// A playground's model budgets: per workspace and for the whole gateway, per hour (decision 0032).
+const config = folderArg
+  ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } }
+  : playgroundSetup
+    ? { agent: { ...defaultConfig.agent, threadTokensPerWorkspaceHour: playgroundSetup.settings.tokensPerWorkspaceHour, instanceTokensPerHour: playgroundSetup.settings.tokensPerHour } }
+    : {};
 const gatewayId = systemRandom.id('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
-const gateway = createGateway(config, { store, clock: systemClock, log, models: models.router, bus, limits });
+// A model the workspace's owner connected from the agent panel goes first (issue 37).
+const meta = { get: (key: string) => store.getMeta(key), set: (key: string, value: string) => store.setMeta(key, value) };
+const workspaceModels = new WorkspaceModels({ meta, secrets: secretBoxAt(join(dataDir, 'secret-key')), clock: systemClock, log });
+const gateway = createGateway(config, { store, clock: systemClock, log, models: workspaceModels.router(models.router), bus, limits });
 if (bus) {
   try {
     await bus.start(gateway.cluster);
@@ -226,9 +261,24 @@ function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
 const folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
-const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView });
+const recordings = new Recordings((id) => gateway.holdRoom(id), systemClock);
+const recordingApi = createRecordingApi(gateway, recordings);
+const playground = playgroundSetup
+  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
+  : null;
+playground?.start();
+
+const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null, connectAllowed: !playground });
+const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
+  routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi, recordingApi] : [modelApi, recordingApi] });
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
+} else if (playgroundSetup) {
+  const { template, settings } = playgroundSetup;
+  console.log(
+    `\n  Flint playground is running at ${running.url}\n  Every visitor of ${running.url}/ gets a fresh copy of ${template.name} (${Object.keys(template.files).length} files), ` +
+      `deleted after ${settings.config.idleMs / 60_000} min idle.\n  Data: ${dataDir}\n`,
+  );
 } else if (bus) {
   // One of several gateways: workspaces are made through POST /workspaces, not seeded per process.
   // Through the balancer, not this gateway: the link returned names the address the request
@@ -253,12 +303,14 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   log('info', 'shutting down', { signal });
   // What people typed reaches the disk before the process goes.
+  playground?.stop();
   await folder?.sync.stop();
   folder?.release();
   await running.close();
   await bus?.close();
   await limits?.close();
   await models.close();
+  await workspaceModels.close();
   store.close();
   process.exit(0);
 }

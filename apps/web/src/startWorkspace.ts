@@ -1,5 +1,6 @@
 import { bindAgent } from './stores/agentStore';
 import { connect } from './stores/connectionStore';
+import { bindWorkspaceModel } from './stores/modelConnectionStore';
 import { bindPresence } from './stores/presenceStore';
 import { bindProject } from './stores/projectStore';
 import { bindThread } from './stores/threadStore';
@@ -20,5 +21,6 @@ export function startWorkspace(workspaceId: string, token: string): void {
   bindPresence(client);
   bindAgent(client);
   bindThread(client);
+  bindWorkspaceModel(client);
   bindProject(client);
 }

@@ -1,7 +1,8 @@
 import { CloseCode, revokedReason, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import type { LinkRecord, Store } from './ports/Store';
 import { AgentService } from './agent/AgentService';
-import { noModels, routeBreakerStates, type ModelRouter } from './agent/ModelRouter';
+import { noModels, routeBreakerStates, type ModelRouter, type RoutedModel } from './agent/ModelRouter';
+import type { AgentResult } from './agent/AgentService';
 import { ThreadService } from './thread/ThreadService';
 import { LocalLimits } from './limits/LocalLimits';
 import type { SharedLimits } from './limits/SharedLimits';
@@ -234,6 +235,33 @@ export class Gateway {
   /** The owner's quota for a workspace (checked by the caller: an owner link, a positive whole number). */
   setStorageQuota(workspaceId: string, bytes: number): void {
     this.store.setMeta(storageQuotaKey(workspaceId), String(bytes));
+  }
+
+  /**
+   * Plays a recorded agent turn (`routed`: a replay provider) as the thread's next turn, for an
+   * editor or owner's token: the demo's scripted turn, labelled by its model name.
+   */
+  replayThreadTurn(workspaceId: string, token: string, byName: string, text: string, routed: RoutedModel): AgentResult | Promise<AgentResult> {
+    const auth = this.links.authenticate(workspaceId, token);
+    if (!auth.ok) return { ok: false, code: 'forbidden', message: auth.message };
+    if (auth.link.role === 'viewer') return { ok: false, code: 'forbidden', message: 'Viewers watch the thread; an editor or the owner can play the replay.' };
+    const room = this.rooms.get(workspaceId);
+    if (!room) return { ok: false, code: 'not_found', message: 'No such workspace.' };
+    const from = { sessionId: this.random.id('replay'), linkId: auth.link.id, workspaceId, send: () => {} };
+    const result = this.ctx.thread.replay(room, from, { name: cleanName(byName).slice(0, 40) || 'Someone', color: '#7c8db5' }, text, routed);
+    this.rooms.released(room);
+    return result;
+  }
+
+  /** Deletes a workspace and all its data (an expired playground workspace): its tabs close with 4404. */
+  deleteWorkspace(workspaceId: string): void {
+    this.rooms.discard(workspaceId);
+    this.store.deleteWorkspace(workspaceId);
+  }
+
+  /** Tabs open on a workspace through this gateway now. */
+  sessionsIn(workspaceId: string): number {
+    return this.rooms.loaded(workspaceId)?.sessions.size ?? 0;
   }
 
   workspaceExists(workspaceId: string): boolean {

@@ -52,6 +52,8 @@ export interface AgentConfig {
   threadToolCallsPerTurn: number;
   threadTokensPerTurn: number;
   threadTokensPerWorkspaceHour: number;
+  /** Tokens per rolling hour for the whole gateway, every workspace together (a public playground's bill). */
+  instanceTokensPerHour: number;
 }
 
 export const defaultConfig: GatewayConfig = {
@@ -82,5 +84,6 @@ export const defaultConfig: GatewayConfig = {
     threadToolCallsPerTurn: 40,
     threadTokensPerTurn: 1_000_000,
     threadTokensPerWorkspaceHour: 3_000_000,
+    instanceTokensPerHour: Number.POSITIVE_INFINITY,
   },
 };

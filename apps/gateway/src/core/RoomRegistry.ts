@@ -80,6 +80,18 @@ export class RoomRegistry {
     });
   }
 
+  /** A deleted workspace's room leaves memory at once, storing nothing; its sessions close with 4404. */
+  discard(workspaceId: string): void {
+    const room = this.rooms.get(workspaceId);
+    if (!room) return;
+    this.rooms.delete(workspaceId);
+    this.cluster.unfollow(workspaceId);
+    for (const session of [...room.sessions]) session.close(CloseCode.WorkspaceNotFound, 'the workspace was deleted');
+    this.cancelUnload(workspaceId);
+    this.holds.delete(workspaceId);
+    room.discard();
+  }
+
   /** Called when a session leaves; starts the idle timer once the room is empty. */
   released(room: Room): void {
     this.unloadLater(room, this.config.idleUnloadMs, 0);

@@ -104,6 +104,10 @@ export class PostgresStore implements Store {
     this.call('setMeta', [key, value]);
   }
 
+  deleteWorkspace(id: string): void {
+    this.call('deleteWorkspace', [id]);
+  }
+
   createLink(link: LinkRecord): void {
     this.call('createLink', [link]);
   }

@@ -115,6 +115,12 @@ export class SqliteStore implements Store {
       appendUpdate: db.prepare('INSERT INTO doc_updates (doc_key, data) VALUES (?, ?)'),
       loadDoc: db.prepare('SELECT data FROM doc_updates WHERE doc_key = ? ORDER BY seq'),
       deleteDoc: db.prepare('DELETE FROM doc_updates WHERE doc_key = ?'),
+      // substr, not LIKE: ids may hold "_", a LIKE wildcard.
+      deleteWorkspaceDocs: db.prepare('DELETE FROM doc_updates WHERE substr(doc_key, 1, length(@p)) = @p'),
+      deleteWorkspaceSetAside: db.prepare('DELETE FROM set_aside_updates WHERE substr(doc_key, 1, length(@p)) = @p'),
+      deleteWorkspaceMeta: db.prepare('DELETE FROM meta WHERE length(key) > length(@p) AND substr(key, -length(@p)) = @p'),
+      deleteWorkspaceLinks: db.prepare('DELETE FROM links WHERE workspace_id = ?'),
+      deleteWorkspace: db.prepare('DELETE FROM workspaces WHERE id = ?'),
       setAside: db.prepare('INSERT INTO set_aside_updates (doc_key, data, reason, at) VALUES (?, ?, ?, ?)'),
       listSetAside: db.prepare('SELECT data, reason, at FROM set_aside_updates WHERE doc_key = ? ORDER BY seq'),
       clientOwner: db.prepare('SELECT link_id FROM doc_clients WHERE doc_key = ? AND client = ?').pluck(),
@@ -137,6 +143,18 @@ export class SqliteStore implements Store {
 
   setMeta(key: string, value: string): void {
     this.statements.setMeta.run(key, value);
+  }
+
+  deleteWorkspace(id: string): void {
+    const s = this.statements;
+    this.db.transaction(() => {
+      s.deleteWorkspaceDocs.run({ p: `${id}/` });
+      s.deleteWorkspaceSetAside.run({ p: `${id}/` });
+      s.deleteWorkspaceMeta.run({ p: `:${id}` });
+      s.deleteWorkspaceLinks.run(id);
+      s.deleteWorkspace.run(id);
+    })();
+    this.committed(commitsPerCheckpoint);
   }
 
   createLink(link: LinkRecord): void {

@@ -91,6 +91,37 @@ describe.each(implementations)('Store contract: %s', (_name, make) => {
     expect(store.getMeta('k')).toBe('v2');
   });
 
+  it("deletes a workspace with its links, documents, set-aside updates and meta, and nothing of another's", () => {
+    const { store, reopen } = make();
+    // "w_1" holds a LIKE wildcard: "wx1"'s rows must survive its deletion.
+    for (const id of ['w_1', 'wx1']) {
+      store.createWorkspace({ id, name: id, createdAt: 1 });
+      store.createLink(link({ id: `l-${id}`, workspaceId: id, tokenHash: (id === 'w_1' ? 'a1' : 'b2').repeat(32) }));
+      store.appendUpdate(`${id}/index`, new Uint8Array([1]));
+      store.appendUpdate(`${id}/f1`, new Uint8Array([2]));
+      store.setAsideUpdates(`${id}/f1`, [new Uint8Array([3])], 'test', new Uint8Array([2]), 1);
+      store.setMeta(`model-connection:${id}`, 'x');
+    }
+    store.setMeta('demo_workspace_id', 'w_1');
+    store.deleteWorkspace('w_1');
+    for (const s of [store, ...(reopen ? [reopen()] : [])]) {
+      expect(s.getWorkspace('w_1')).toBeNull();
+      expect(s.findLinkByTokenHash('a1'.repeat(32))).toBeNull();
+      expect(s.listLinks('w_1')).toEqual([]);
+      expect(s.loadDoc('w_1/index').updates).toEqual([]);
+      expect(s.loadDoc('w_1/f1').updates).toEqual([]);
+      expect(s.listSetAside('w_1/f1')).toEqual([]);
+      expect(s.getMeta('model-connection:w_1')).toBeNull();
+      // Another workspace, and meta that merely mentions the id, stay.
+      expect(s.getWorkspace('wx1')?.name).toBe('wx1');
+      expect(s.listLinks('wx1')).toHaveLength(1);
+      expect(s.loadDoc('wx1/f1').updates).not.toEqual([]);
+      expect(s.listSetAside('wx1/f1')).toHaveLength(1);
+      expect(s.getMeta('model-connection:wx1')).toBe('x');
+      expect(s.getMeta('demo_workspace_id')).toBe('w_1');
+    }
+  });
+
   it('stores links by token hash, lists them and revokes once', () => {
     const { store } = make();
     store.createWorkspace({ id: 'w1', name: 'One', createdAt: 5 });

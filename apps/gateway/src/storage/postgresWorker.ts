@@ -129,6 +129,14 @@ const ops = {
     const { rows } = await db.query('SELECT id, name, created_at FROM workspaces WHERE id = $1', [id]);
     return rows[0] ? { id: rows[0].id, name: rows[0].name, createdAt: Number(rows[0].created_at) } : null;
   },
+  deleteWorkspace: (db, id) =>
+    transaction(db, 'SELECT 1', async () => {
+      await db.query('DELETE FROM doc_updates WHERE left(doc_key, length($1)) = $1', [id + '/']);
+      await db.query('DELETE FROM set_aside_updates WHERE left(doc_key, length($1)) = $1', [id + '/']);
+      await db.query('DELETE FROM meta WHERE length(key) > length($1) AND right(key, length($1)) = $1', [':' + id]);
+      await db.query('DELETE FROM links WHERE workspace_id = $1', [id]);
+      await db.query('DELETE FROM workspaces WHERE id = $1', [id]);
+    }),
   getMeta: async (db, key) => (await db.query('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value ?? null,
   setMeta: (db, key, value) =>
     run(db, 'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]),

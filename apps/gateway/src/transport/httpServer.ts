@@ -8,7 +8,7 @@ import type { Gateway } from '../core/Gateway';
 import type { Log } from '../core/ports/Log';
 import type { ProjectRegistry } from '../project/FolderProject';
 import { createHostCheck } from './hostCheck';
-import { createRestApi } from './restApi';
+import { createRestApi, type RestRoute } from './restApi';
 import { securityHeaders } from './securityHeaders';
 import { createStaticHandler } from './staticFiles';
 
@@ -36,6 +36,8 @@ export interface ServerOptions {
    * entry (the one the balancer added), not the balancer's own; per-address caps count it.
    */
   trustProxy?: boolean;
+  /** More REST routes (workspaceModelApi.ts, playgroundApi.ts), tried after the project routes. */
+  routes?: ReadonlyArray<RestRoute>;
 }
 
 /** The client's address for per-address caps: the socket's, or the balancer's record of it. */
@@ -119,7 +121,7 @@ class FlintWebSocket extends WebSocket {
 export function startServer(options: ServerOptions): Promise<RunningServer> {
   const { gateway, log } = options;
   const serveStatic = createStaticHandler(options.webRoot);
-  const restApi = createRestApi(gateway, { publicUrl: options.publicUrl, createToken: options.createToken ?? null, projects: options.projects, log });
+  const restApi = createRestApi(gateway, { publicUrl: options.publicUrl, createToken: options.createToken ?? null, projects: options.projects, log, routes: options.routes });
   const hostAllowed = createHostCheck({ bindHost: options.host, publicUrl: options.publicUrl, allowedOrigins: options.allowedOrigins });
   gateway.metrics.describe('flint_host_refused_total', 'HTTP requests and WebSocket upgrades refused for a Host that is not the gateway (DNS rebinding).');
 

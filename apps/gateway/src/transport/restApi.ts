@@ -7,43 +7,9 @@ import { noProjects, type ProjectRegistry } from '../project/FolderProject';
 import { createProjectApi } from './projectApi';
 import type { LinkRecord } from '../core/ports/Store';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
-import { bearer, HttpError, json } from './httpJson';
+import { bearer, HttpError, json, readJson, requireJsonContentType } from './httpJson';
 
-const maxBodyBytes = 64 * 1024;
 const maxExpiresInMs = 365 * 24 * 3600 * 1000;
-
-
-/**
- * Every API request with a body, and every POST, must say `Content-Type: application/json`.
- * That is what makes a browser ask first (a CORS preflight, which the gateway never grants): a
- * cross-site form or a `text/plain` fetch could otherwise create workspaces on a loopback gateway.
- */
-function requireJsonContentType(req: IncomingMessage): void {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (!hasBody && req.method !== 'POST') return;
-  const mediaType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
-    throw new HttpError(415, 'Send the request body as JSON, with "Content-Type: application/json".');
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > maxBodyBytes) throw new HttpError(413, `Request body is larger than ${maxBodyBytes} bytes.`);
-    chunks.push(chunk);
-  }
-  if (size === 0) return {};
-  try {
-    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Reported below as a 400 with a sentence, not as a stack trace.
-  }
-  throw new HttpError(400, 'Request body must be a JSON object.');
-}
 
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -63,6 +29,9 @@ const publicLink = (link: LinkRecord) => ({
   expiresAt: link.expiresAt,
 });
 
+/** A REST route: true when it answered the request. */
+export type RestRoute = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+
 export function linkUrl(origin: string, workspaceId: string, token: string): string {
   return `${origin}/w/${workspaceId}#token=${token}`;
 }
@@ -78,17 +47,20 @@ export interface RestApiOptions {
   /** Folder projects (issue 24): what git sees, zip download and upload. Unset: none. */
   projects?: ProjectRegistry;
   log?: Log;
+  /** More routes, tried in order after the project routes (workspaceModelApi.ts, playgroundApi.ts). */
+  routes?: ReadonlyArray<RestRoute>;
 }
 
 /**
  * The REST API: create a workspace; create, list and revoke links; the project routes
  * (projectApi.ts). Returns false when the path is not an API route.
  */
-export function createRestApi(gateway: Gateway, { publicUrl, createToken, projects = noProjects, log = () => {} }: RestApiOptions) {
+export function createRestApi(gateway: Gateway, { publicUrl, createToken, projects = noProjects, log = () => {}, routes = [] }: RestApiOptions) {
   const projectApi = createProjectApi(gateway, { projects, log });
   async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     // Before the JSON-only rule below: an upload's body is a zip (its own type, which browsers preflight too).
     if (await projectApi(req, res, pathname)) return true;
+    for (const extra of routes) if (await extra(req, res, pathname)) return true;
     if (pathname === '/api/workspaces' && req.method === 'POST') {
       if (createToken !== null && !sameSecret(bearer(req, createTokenMessage), createToken)) {
         throw new HttpError(401, createTokenMessage);

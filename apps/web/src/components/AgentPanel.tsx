@@ -2,7 +2,9 @@ import { useLayoutEffect, useMemo, useRef } from 'react';
 import { agentShortcuts } from '../stores/agentMessages';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { DEMO_MODEL, groupByTurn, selectIsDemoModel, selectRouteModel, selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/threadStore';
+import { selectNeedsModel, useModelConnection } from '../stores/modelConnectionStore';
 import { requestEditorFocus } from '../stores/workspaceStore';
+import { BundledChosenNote, ConnectedModel, FirstMinute } from './ConnectModel';
 import { Icon } from './Icon';
 import { ThreadInput } from './ThreadInput';
 import { ThreadMessage } from './ThreadMessage';
@@ -16,12 +18,16 @@ import { ThreadTurn } from './ThreadTurn';
 export function AgentPanel() {
   const open = useThread((s) => s.panelOpen);
   const synced = useThread((s) => s.synced);
+  // Without a real model the panel offers one, or a replay, rather than free-running the bundled one (issue 37).
+  const needsModel = useModelConnection(selectNeedsModel);
+  const empty = useThread((s) => s.messages.length === 0);
   if (!open) return null;
   return (
     <aside className="agent-panel" data-testid="agent-panel" data-synced={synced} aria-label="Agent">
       <PanelHeader />
-      <ThreadList />
-      <PanelFoot />
+      <ConnectedModel />
+      {needsModel && empty ? <FirstMinute /> : <ThreadList />}
+      {needsModel ? !empty && <FirstMinute compact /> : <PanelFoot />}
     </aside>
   );
 }
@@ -155,7 +161,8 @@ function EmptyThread() {
             This gateway runs the bundled demo model, <span className="thread-nowrap">{DEMO_MODEL}</span>.
           </strong> It only fills in code-looking text: it does not follow instructions or use tools,
           so its answers here will not do what you ask. To connect a real model, start the gateway with a provider, for example{' '}
-          <code>OPENAI_API_KEY=… FLINT_MODEL_FAST=… npm start</code> — see “Point Flint at a model” in the README. You can still send messages to see how the thread works.
+          <code>OPENAI_API_KEY=… FLINT_MODEL_FAST=… npm start</code> — see “Point Flint at a model” in the README. You can still send messages to see how the thread works.{' '}
+          <BundledChosenNote />
         </div>
       )}
     </div>

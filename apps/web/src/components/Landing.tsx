@@ -1,21 +1,33 @@
 import { useState } from 'react';
 import { createWorkspace } from '../api/workspaceApi';
 import { recentWorkspaces } from '../memory/recentWorkspaces';
+import { PlaygroundStart, usePlaygroundInfo } from './PlaygroundControls';
 import { roleLabel } from './RoleBadge';
 
-/** The front door: make a workspace and land in it as its owner. */
+/**
+ * The front door. On a playground: this visitor's own workspace, made at once. Otherwise: a new
+ * workspace, the demo, or one this browser opened before.
+ */
 export function Landing() {
+  const playground = usePlaygroundInfo();
+  // Blank while asking (a few ms on loopback): no front page flashes before a playground's redirect.
+  if (playground === undefined) return <div className="landing" />;
+  if (playground) return <PlaygroundStart info={playground} />;
+  return <FrontPage />;
+}
+
+function FrontPage() {
   const [name, setName] = useState('');
-  const [demo, setDemo] = useState(true);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<'new' | 'demo' | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  const create = async () => {
-    setBusy(true);
+  const create = async (kind: 'new' | 'demo') => {
+    setBusy(kind);
     setError(null);
-    const result = await createWorkspace({ ...(name.trim() ? { name: name.trim() } : {}), ...(demo ? { seed: 'demo' as const } : {}) });
+    const typed = name.trim();
+    const result = await createWorkspace(kind === 'demo' ? { name: typed || 'Tally (demo)', seed: 'demo' } : typed ? { name: typed } : {});
     if (!result.ok) {
-      setBusy(false);
+      setBusy(null);
       setError(result.message);
       return;
     }
@@ -35,7 +47,7 @@ export function Landing() {
           className="landing-form"
           onSubmit={(event) => {
             event.preventDefault();
-            void create();
+            void create('new');
           }}
         >
           <input
@@ -45,12 +57,14 @@ export function Landing() {
             maxLength={100}
             onChange={(event) => setName(event.target.value)}
           />
-          <label className="checkbox">
-            <input type="checkbox" checked={demo} onChange={(event) => setDemo(event.target.checked)} /> Start from the demo project
-          </label>
-          <button type="submit" className="button button--primary button--large" data-testid="new-workspace-button" disabled={busy}>
-            {busy ? 'Creating…' : 'New workspace'}
-          </button>
+          <div className="landing-actions">
+            <button type="submit" className="button button--primary button--large" data-testid="new-workspace-button" disabled={busy !== null}>
+              {busy === 'new' ? 'Creating…' : 'New workspace'}
+            </button>
+            <button type="button" className="button button--large" data-testid="open-demo-button" disabled={busy !== null} onClick={() => void create('demo')}>
+              {busy === 'demo' ? 'Opening…' : 'Open the demo'}
+            </button>
+          </div>
         </form>
         {error && (
           <p className="form-error" role="alert">
@@ -58,8 +72,8 @@ export function Landing() {
           </p>
         )}
         <p className="muted landing-foot">
-          You get an owner link. Keep it: this browser remembers it, but anywhere else it is the only way back in, and it can
-          create links for others.
+          The demo is a small TypeScript project with a scripted agent turn to replay. You get an owner link either way. Keep it:
+          this browser remembers it, but anywhere else it is the only way back in, and it can create links for others.
         </p>
         <RecentWorkspaces />
       </div>

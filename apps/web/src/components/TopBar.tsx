@@ -6,6 +6,8 @@ import { openShareDialog } from '../stores/shareStore';
 import { selectStreamingTurn, setAgentPanelOpen, useThread } from '../stores/threadStore';
 import { DisplayNameInput } from './DisplayNameInput';
 import { Icon } from './Icon';
+import { PlaygroundReset } from './PlaygroundControls';
+import { RecordButton } from './RecordButton';
 import { PresenceBar } from './PresenceBar';
 import { RoleBadge } from './RoleBadge';
 
@@ -31,6 +33,8 @@ export function TopBar() {
       <DisplayNameInput />
       <ChangesToggle />
       <AgentToggle />
+      <PlaygroundReset />
+      <RecordButton />
       {canShare && (
         <button type="button" className="button button--primary share-button" data-testid="share-button" aria-label="Share" title="Share the workspace" onClick={openShareDialog}>
           <Icon name="share" /> <span className="button-label">Share</span>

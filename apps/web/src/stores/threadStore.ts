@@ -13,7 +13,7 @@ import {
 } from '@flint/protocol';
 import type * as Y from 'yjs';
 import { create } from 'zustand';
-import { fetchRouteModels, type RouteModels } from '../api/workspaceApi';
+import type { RouteModels } from '../api/workspaceApi';
 import { describeThreadFailure } from './agentMessages';
 import { requireClient, selectCanEdit, useConnection } from './connectionStore';
 import { openFileAt, showNotice, useWorkspace } from './workspaceStore';
@@ -253,7 +253,7 @@ let mirror: ThreadMirror | null = null;
 
 /**
  * Opens the workspace's thread with the connection and mirrors it into the store for as long
- * as the client lives; asks the gateway once which models serve the routes.
+ * as the client lives (which models serve the routes: modelConnectionStore).
  */
 export function bindThread(client: FlintClient, schedule: Scheduler = nextFrame): void {
   const thread = client.openThread();
@@ -275,14 +275,6 @@ export function bindThread(client: FlintClient, schedule: Scheduler = nextFrame)
   useWorkspace.subscribe((state, previous) => {
     if (state.tabs !== previous.tabs || state.pathById !== previous.pathById) mirror?.refreshReviews();
   });
-  let asked = false;
-  const askModels = () => {
-    if (asked) return;
-    asked = true;
-    void fetchRouteModels().then((models) => models && useThread.setState({ models }));
-  };
-  if (client.status.kind === 'open') askModels();
-  client.onStatus((status) => status.kind === 'open' && askModels());
 }
 
 /** A turn's messages in the order they were written: its prompt, steers, answers, tool steps, notices. */

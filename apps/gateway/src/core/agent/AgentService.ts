@@ -7,7 +7,7 @@ import type { Log } from '../ports/Log';
 import type { Metrics } from '../Metrics';
 import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';
-import { dayMs, type SharedLimits } from '../limits/SharedLimits';
+import { dayMs, hourMs, type SharedLimits } from '../limits/SharedLimits';
 import { AgentPeer } from './AgentPeer';
 import { EditApplier } from './EditApplier';
 import { buildInlineEditPrompt } from './inlineEditPrompt';
@@ -44,6 +44,7 @@ export interface Prompter extends Subscriber {
 
 const workspaceTokensKey = (from: Prompter) => `tokens:workspace:${from.workspaceId}`;
 const linkTokensKey = (from: Prompter) => `tokens:link:${from.linkId}`;
+const instanceTokensKey = 'tokens:instance';
 
 const agentOwner: Subscriber = { sessionId: 'agent', linkId: 'agent', send: () => {} };
 const agentColor = '#c084fc';
@@ -88,7 +89,7 @@ export class AgentService {
   }
 
   private prompt(request: Extract<AgentRequest, { type: 'agent.prompt' }>, from: Prompter, room: Room, byName: string): AgentResult | Promise<AgentResult> {
-    const routed = this.router(request.route);
+    const routed = this.router(request.route, from.workspaceId);
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${request.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }
@@ -193,8 +194,9 @@ export class AgentService {
    * request is refused: an outage must not lift every limit.
    */
   admit(from: Prompter, rules: readonly BudgetRule[] = []): Promise<{ ok: true; budget: Budget } | Refusal> {
-    const { promptsPerMinute, workspaceTokensPerDay, linkTokensPerDay } = this.config;
+    const { promptsPerMinute, workspaceTokensPerDay, linkTokensPerDay, instanceTokensPerHour } = this.config;
     const all: BudgetRule[] = [
+      ...(Number.isFinite(instanceTokensPerHour) ? [{ key: instanceTokensKey, windowMs: hourMs, max: instanceTokensPerHour, message: 'This gateway has used its token budget for this hour; try again later.' }] : []),
       { key: workspaceTokensKey(from), windowMs: dayMs, max: workspaceTokensPerDay, message: 'This workspace has used its token budget for today.' },
       { key: linkTokensKey(from), windowMs: dayMs, max: linkTokensPerDay, message: 'This link has used its token budget for today.' },
       ...rules,
@@ -228,6 +230,7 @@ export class AgentService {
   spend(from: Prompter, tokens: number): void {
     this.limits.spend(workspaceTokensKey(from), tokens);
     this.limits.spend(linkTokensKey(from), tokens);
+    if (Number.isFinite(this.config.instanceTokensPerHour)) this.limits.spend(instanceTokensKey, tokens);
   }
 
   /**

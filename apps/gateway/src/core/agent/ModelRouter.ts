@@ -31,8 +31,12 @@ export interface RoutedModel {
   endpoint?: RouteEndpoint;
 }
 
-/** Which model serves a route in this deployment; null when none is configured. */
-export type ModelRouter = (route: Route) => RoutedModel | null;
+/**
+ * Which model serves a route in this deployment; null when none is configured. `workspaceId`:
+ * the workspace asking, whose owner may have connected a model of its own (WorkspaceModels);
+ * absent for gateway-wide questions (readiness, metrics).
+ */
+export type ModelRouter = (route: Route, workspaceId?: string) => RoutedModel | null;
 
 export const noModels: ModelRouter = () => null;
 

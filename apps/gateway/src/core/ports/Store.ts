@@ -44,6 +44,12 @@ export class StoreError extends Error {
 export interface Store {
   createWorkspace(workspace: WorkspaceRecord): void;
   getWorkspace(id: string): WorkspaceRecord | null;
+  /**
+   * Deletes a workspace and everything stored for it, atomically: its links, its documents'
+   * updates and set-aside updates (keys "workspaceId/…"), and the metadata keyed by it (keys
+   * ending ":workspaceId"). An expired playground workspace leaves nothing behind.
+   */
+  deleteWorkspace(id: string): void;
   /** Reads a small piece of gateway state (e.g. which workspace is the demo). */
   getMeta(key: string): string | null;
   setMeta(key: string, value: string): void;

@@ -33,7 +33,10 @@ interface Queued {
 
 /** Said once per thread, and only what the bundled model does: people judge Flint by this turn. */
 const demoNotice =
-  'This workspace runs the bundled demo model, flint-tiny: a ~0.9M-parameter code completer, not an agent. It has no tools and follows no instructions, so it reads no files, writes no patches and will not answer you: its reply is your message continued as code-looking text. For a real agent, start the gateway with a model, e.g. `OPENAI_BASE_URL=https://api.groq.com/openai/v1 OPENAI_API_KEY=… FLINT_MODEL_FAST=openai/gpt-oss-120b npm start` (any OpenAI-compatible server; OPENAI_API_KEY alone for OpenAI) — README, "Point Flint at a model".';
+  'This workspace runs the bundled demo model, flint-tiny: a ~0.9M-parameter code completer, not an agent. It has no tools and follows no instructions, so it reads no files, writes no patches and will not answer you: its reply is your message continued as code-looking text. For a real agent, the owner of the workspace can connect a model from the agent panel, or start the gateway with one, e.g. `OPENAI_BASE_URL=https://api.groq.com/openai/v1 OPENAI_API_KEY=… FLINT_MODEL_FAST=openai/gpt-oss-120b npm start` (any OpenAI-compatible server; OPENAI_API_KEY alone for OpenAI) — README, "Point Flint at a model".';
+
+/** Said at the top of every replayed turn: what follows was recorded, no model is answering. */
+const replayNotice = 'This is a replay of a recorded agent turn, not a live model: it streams into the files as the agent did, and you can review it like any turn. Connect a model to ask for your own changes.';
 
 /**
  * The workspace's agent thread (issue 23): takes people's messages, runs one turn at a time per
@@ -114,8 +117,23 @@ export class ThreadService {
     return new ThreadLog(room.thread.doc, () => this.clock.now(), this.random);
   }
 
-  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room): AgentResult | Promise<AgentResult> {
-    const routed = this.router(message.route);
+  /**
+   * Plays a recorded turn (a replay provider, `routed`) as the thread's next turn, through the
+   * same engine as a live one: its edits stream into the files with the agent's cursor and wait
+   * for review. Refused while a turn runs, so a replay never steers a live turn.
+   */
+  replay(room: Room, from: Prompter, author: ThreadAuthor, text: string, routed: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
+    if (this.starting.get(room) || room.threadTurn || room.threadTurnElsewhere()) return { ok: false, code: 'busy', message: 'The agent is working in this workspace; play the replay once it finishes.' };
+    const started = this.start({ messageId: null, text, route: 'fast', context: { mentions: [] }, author, from }, room, routed);
+    const label = (result: AgentResult): AgentResult => {
+      if (result.ok && result.turnId) this.logOf(room).append({ kind: 'notice', turnId: result.turnId, level: 'info' }, replayNotice);
+      return result;
+    };
+    return started instanceof Promise ? started.then(label) : label(started);
+  }
+
+  private start(message: Omit<Queued, 'messageId'> & { messageId: string | null }, room: Room, replay?: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
+    const routed = replay ?? this.router(message.route, room.workspace.id);
     if (!routed) {
       return { ok: false, code: 'not_configured', message: `No model is configured for the ${message.route} route. Set OPENAI_API_KEY or FLINT_PROVIDER (see the README).` };
     }

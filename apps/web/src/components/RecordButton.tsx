@@ -1,0 +1,50 @@
+import { useState } from 'react';
+import { startRecording, stopRecording } from '../api/recordingApi';
+import { linkCredentials, useConnection } from '../stores/connectionStore';
+import { showNotice } from '../stores/workspaceStore';
+
+/**
+ * The owner's recorder (issue 37): every change, the thread and the agent's tokens, with their
+ * times, kept by the gateway until Stop, which downloads the `.flintrec` file.
+ */
+export function RecordButton() {
+  const owner = useConnection((s) => s.role === 'owner' && s.status.kind !== 'closed');
+  const [recording, setRecording] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!owner) return null;
+  const toggle = async () => {
+    const credentials = linkCredentials();
+    if (!credentials) return;
+    setBusy(true);
+    if (!recording) {
+      const started = await startRecording(credentials.workspaceId, credentials.token);
+      setBusy(false);
+      if (started.ok) setRecording(true);
+      else showNotice(started.message);
+      return;
+    }
+    const stopped = await stopRecording(credentials.workspaceId, credentials.token);
+    setBusy(false);
+    setRecording(false);
+    if (!stopped.ok) return showNotice(stopped.message);
+    const url = URL.createObjectURL(stopped.value);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `flint-${credentials.workspaceId}.flintrec`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  return (
+    <button
+      type="button"
+      className={`button${recording ? ' button--recording' : ''}`}
+      data-testid="record-button"
+      aria-pressed={recording}
+      disabled={busy}
+      title={recording ? 'Stop recording and download it' : 'Record this workspace: every change to its files and its thread, with their times (cursors are not recorded)'}
+      onClick={() => void toggle()}
+    >
+      <span className="record-dot" aria-hidden /> {recording ? 'Stop' : 'Record'}
+    </button>
+  );
+}
