@@ -23,6 +23,10 @@ import type { Store } from './storage/Store';
 import { startServer } from './transport/httpServer';
 import { linkUrl } from './transport/restApi';
 import { systemClock } from './transport/systemClock';
+import { probeSandbox } from './terminal/Sandbox';
+import { TerminalService } from './terminal/TerminalService';
+import { workspaceFolders } from './terminal/workspaceFolders';
+import { isTerminalSettings } from '@flint/protocol';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
 const here = dirname(fileURLToPath(import.meta.url));
@@ -144,7 +148,43 @@ const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000
 const gatewayId = generateId('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
-const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config, bus, limits });
+/**
+ * Terminals run in bubblewrap (decision 0035). Where it cannot run they are off, unless the
+ * operator says, in so many words, to run them without a sandbox.
+ */
+function terminalMode(): ConstructorParameters<typeof TerminalService>[0]['mode'] {
+  if (redisUrl) return { kind: 'off', reason: 'Terminals run next to a folder on one gateway; this gateway is one of a cluster.' };
+  const probe = probeSandbox(join(dataDir, 'sandbox'));
+  if (probe.ok) return { kind: 'sandbox' };
+  if (env.FLINT_UNSAFE_TERMINAL_WITHOUT_SANDBOX === '1') {
+    log('warn', 'TERMINALS RUN WITHOUT A SANDBOX (FLINT_UNSAFE_TERMINAL_WITHOUT_SANDBOX=1): anyone the owner lets type can read and change everything this user can', { why: probe.reason });
+    return { kind: 'unsafe' };
+  }
+  log('warn', 'terminals are off', { why: probe.reason });
+  return { kind: 'off', reason: probe.reason };
+}
+let folder: Awaited<ReturnType<typeof openFolder>> | null = null;
+const terminals = new TerminalService({
+  mode: terminalMode(),
+  supportDir: join(dataDir, 'sandbox'),
+  folder: workspaceFolders({
+    folderProject: (workspaceId) => (folder && folder.workspaceId === workspaceId ? { root: folder.name, sync: folder.sync } : null),
+    holdRoom: (workspaceId) => gateway.holdRoom(workspaceId),
+    workRoot: join(dataDir, 'work'),
+    dataDir,
+    log,
+  }),
+  settings: {
+    get: (workspaceId) => {
+      const stored = store.getMeta(`terminal-settings:${workspaceId}`);
+      const parsed: unknown = stored ? JSON.parse(stored) : null;
+      return isTerminalSettings(parsed) ? parsed : null;
+    },
+    set: (workspaceId, settings) => store.setMeta(`terminal-settings:${workspaceId}`, JSON.stringify(settings)),
+  },
+  log,
+});
+const gateway = new Gateway({ store, clock: systemClock, log, models: models.router, config, bus, limits, terminals });
 if (bus) {
   try {
     await bus.start(gateway.cluster);
@@ -215,7 +255,7 @@ function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
   return clusterReadiness(deps, query.get('redis') === 'optional');
 }
 
-const folder = folderArg ? await openFolder(folderArg) : null;
+folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView });
@@ -245,6 +285,7 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   log('info', 'shutting down', { signal });
   // What people typed reaches the disk before the process goes.
+  await terminals.close();
   await folder?.sync.stop();
   folder?.release();
   await running.close();

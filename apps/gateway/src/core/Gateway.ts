@@ -21,6 +21,7 @@ import { SoloBus, type ClusterBus } from './cluster/ClusterBus';
 import { ClusterNode } from './cluster/ClusterNode';
 import { RevocationWatch } from './cluster/RevocationWatch';
 import { Session } from './Session';
+import { terminalsOff, type TerminalHost } from './TerminalHost';
 import type * as Y from 'yjs';
 
 export interface GatewayOptions {
@@ -36,6 +37,8 @@ export interface GatewayOptions {
   bus?: ClusterBus;
   /** Where prompt rates and token budgets are counted: shared by a cluster's gateways (`RedisLimits`); in memory by default. */
   limits?: SharedLimits;
+  /** Shared terminals (apps/gateway/src/terminal); off by default. */
+  terminals?: TerminalHost;
 }
 
 export interface CreatedWorkspace {
@@ -106,6 +109,7 @@ export class Gateway {
       thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
       search: new WorkspaceSearch(options.clock),
+      terminals: options.terminals ?? terminalsOff,
       sessionRefused: (linkId, address) => {
         const caps = config.sessions;
         if ((this.sessionsByLink.get(linkId)?.size ?? 0) >= caps.perLink) return `${caps.perLink} tabs are open with this link already`;
@@ -135,6 +139,7 @@ export class Gateway {
         else this.sessionsByAddress.delete(session.address);
         this.ctx.completions.sessionClosed(session);
         this.ctx.search.sessionClosed(session);
+        this.ctx.terminals.left(session, room.workspace.id);
         this.rooms.released(room);
       },
     };
@@ -284,6 +289,7 @@ export class Gateway {
   /** Closes every session (clients will reconnect) and unloads rooms, compacting their docs. */
   shutdown(): void {
     this.revocations.stop();
+    void this.ctx.terminals.close();
     for (const sessions of [...this.sessionsByLink.values()]) {
       for (const session of [...sessions]) session.close(CloseCode.GoingAway, 'gateway shutting down');
     }

@@ -8,6 +8,7 @@ import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
 import type { WorkspaceSearch } from './search/WorkspaceSearch';
 import type { Session } from './Session';
+import type { TerminalHost } from './TerminalHost';
 import type { ThreadService } from './thread/ThreadService';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   readonly thread: ThreadService;
   readonly completions: CompletionService;
   readonly search: WorkspaceSearch;
+  /** Shared terminals (an extension; off when the gateway was given none). */
+  readonly terminals: TerminalHost;
   /** Why a new session of `linkId` from `address` may not open (a cap reached), or null. */
   sessionRefused(linkId: string, address: string): string | null;
   /** Updates waiting in sessions, all together: `take` says whether `bytes` more fit. */

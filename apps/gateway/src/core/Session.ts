@@ -31,6 +31,7 @@ import type { OpResult, Room } from './Room';
 import type { AgentResult } from './agent/AgentService';
 import { nameKey, presentAs, restampState, type PeerUser } from './peerPresence';
 import { TokenBucket } from './TokenBucket';
+import type { TerminalPeer } from './TerminalHost';
 
 type State =
   | { phase: 'awaiting_hello'; timer: TimerHandle }
@@ -53,7 +54,7 @@ const snapshotFrameStates = 64;
  * edge (SPEC §Limits), then routes it: control messages, y-protocols sync and awareness per doc.
  * Anything the role does not allow closes the socket; other sessions never notice.
  */
-export class Session implements Connection, RoomSession {
+export class Session implements Connection, RoomSession, TerminalPeer {
   readonly sessionId = generateId('s');
   private state: State;
   private readonly bucket: TokenBucket;
@@ -168,6 +169,16 @@ export class Session implements Connection, RoomSession {
     return held;
   }
 
+  /** Terminal frames (`TerminalPeer`): control messages like any other. */
+  sendTerminal(message: ServerMessage): void {
+    this.sendControl(message);
+  }
+
+  /** A terminal adds nothing to a socket holding a quarter of what makes a tab slow: edits go first. */
+  terminalBacklogged(): boolean {
+    return this.socket.bufferedBytes > this.ctx.config.slowClientBytes / 4;
+  }
+
   private sendControl(message: ServerMessage): void {
     // A reply never overtakes the updates before it (a created file is in the index the client
     // has when its request resolves): what was held back goes first, full socket or not.
@@ -249,6 +260,7 @@ export class Session implements Connection, RoomSession {
     });
     // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
     for (const turn of this.ctx.agent.activeTurns(room)) this.sendControl({ type: 'agent.turn', turn });
+    this.ctx.terminals.joined(this, room.workspace.id);
   }
 
   private control(message: ClientMessage, room: Room): void {
@@ -299,6 +311,9 @@ export class Session implements Connection, RoomSession {
       case 'search.undo':
         // A viewer may search; its replace is answered `forbidden`, the socket stays open ([P38]).
         return this.searchAnswer(this.ctx.search.handle(message, this, room, canWrite(this.role ?? 'viewer')));
+      default:
+        // `term.*`: the terminal extension decides what each role may do ([P43]).
+        return this.ctx.terminals.handle(message, this, room.workspace.id);
     }
   }
 

@@ -1,0 +1,199 @@
+import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import { SerializeAddon } from '@xterm/addon-serialize';
+import xtermHeadless from '@xterm/headless';
+import type { TerminalInfo } from '@flint/protocol';
+
+const { Terminal: HeadlessTerminal } = xtermHeadless;
+
+export interface TerminalOptions {
+  termId: string;
+  kind: TerminalInfo['kind'];
+  title: string;
+  openedBy: string;
+  cols: number;
+  rows: number;
+  /** The process: bwrap and its arguments (or, unsafe, the shell itself). */
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Output a terminal may produce per second; past it the pty is paused (the writer blocks). */
+  outputBytesPerSecond: number;
+  /** Output leaves in batches this often (one frame per batch, not one per read). */
+  batchMs: number;
+  /** A batch of output, at most every `batchMs`. */
+  onOutput(data: string): void;
+  onExit(exitCode: number): void;
+  scrollback?: number;
+}
+
+/** Bytes the headless screen may have queued before the pty is paused. */
+const screenBacklogBytes = 256 * 1024;
+/** How long output must be quiet after an exit before the end is told, and the most it waits. */
+const exitQuietMs = 30;
+const exitDrainMs = 1000;
+/** A batch this large leaves at once. */
+const batchBytes = 64 * 1024;
+
+/**
+ * One pseudo-terminal and the screen everyone shares: the headless xterm holds the screen and
+ * scrollback a late joiner gets (`screen()`), the output leaves in batches. Back-pressure is at
+ * the source: while the screen is behind or the terminal is over its output rate, the pty is
+ * paused, so the kernel blocks the writer (`yes` waits) instead of the gateway buffering.
+ */
+export class Terminal {
+  readonly info: TerminalInfo;
+  private readonly pty: IPty;
+  private readonly screenState = new HeadlessTerminal({ allowProposedApi: true, cols: 80, rows: 24, scrollback: 1000 });
+  private readonly serializer = new SerializeAddon();
+  private batch = '';
+  private batchTimer: NodeJS.Timeout | null = null;
+  private screenBacklog = 0;
+  private windowStart = Date.now();
+  private windowBytes = 0;
+  private paused = false;
+  private rateTimer: NodeJS.Timeout | null = null;
+  private exited = false;
+  private disposed = false;
+  private lastDataAt = 0;
+
+  constructor(private readonly options: TerminalOptions) {
+    this.info = { termId: options.termId, kind: options.kind, title: options.title, openedBy: options.openedBy, cols: options.cols, rows: options.rows, exitCode: null };
+    this.screenState.resize(options.cols, options.rows);
+    this.screenState.loadAddon(this.serializer);
+    if (options.scrollback !== undefined) this.screenState.options.scrollback = options.scrollback;
+    this.pty = spawnPty(options.file, options.args, { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env });
+    this.pty.onData((data) => {
+      this.lastDataAt = Date.now();
+      this.output(data);
+    });
+    this.pty.onExit(({ exitCode, signal }) => {
+      this.exited = true;
+      this.info.exitCode = signal ? 128 + signal : exitCode;
+      this.afterLastOutput(() => this.options.onExit(this.info.exitCode ?? 0));
+    });
+  }
+
+  /**
+   * The process's exit can be reported before the last of its output is read from the pty: the
+   * end is told once the output has been quiet a moment (at most `exitDrainMs`) and the screen
+   * has parsed all of it.
+   */
+  private afterLastOutput(then: () => void): void {
+    const exitedAt = Date.now();
+    const check = () => {
+      const now = Date.now();
+      if (now - this.lastDataAt < exitQuietMs && now - exitedAt < exitDrainMs && !this.disposed) {
+        setTimeout(check, exitQuietMs);
+        return;
+      }
+      if (this.disposed) return then();
+      this.screenState.write('', () => {
+        this.flush();
+        then();
+      });
+    };
+    setTimeout(check, exitQuietMs);
+  }
+
+  get running(): boolean {
+    return !this.exited;
+  }
+
+  /** The screen and scrollback as escape sequences that redraw them on an empty terminal. */
+  screen(): string {
+    return this.serializer.serialize();
+  }
+
+  write(data: string): void {
+    if (!this.exited) this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exited) return;
+    this.info.cols = cols;
+    this.info.rows = rows;
+    this.pty.resize(cols, rows);
+    this.screenState.resize(cols, rows);
+  }
+
+  /** Ends the terminal and, with its sandbox's PID namespace, every process started in it. */
+  kill(): void {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    if (this.rateTimer) clearTimeout(this.rateTimer);
+    this.batchTimer = this.rateTimer = null;
+    if (!this.exited) {
+      try {
+        this.pty.kill('SIGKILL');
+      } catch (error) {
+        // Already gone between its exit and our kill: nothing to end.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
+    this.disposed = true;
+    this.screenState.dispose();
+  }
+
+  /**
+   * Output reaches the batch once the screen has parsed it, so what was sent plus the batch is
+   * always what the screen shows: `screenNow` after a flush is exactly where a viewer resumes.
+   * The first output after a quiet spell leaves at once (a keystroke's echo); what follows within
+   * `batchMs` leaves together.
+   */
+  private output(data: string): void {
+    this.screenBacklog += data.length;
+    this.screenState.write(data, () => {
+      this.screenBacklog -= data.length;
+      this.batch += data;
+      if (this.batch.length >= batchBytes || this.batchTimer === null) this.flush();
+      this.maybeResume();
+    });
+    const now = Date.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.windowBytes = 0;
+    }
+    this.windowBytes += data.length;
+    if (this.screenBacklog > screenBacklogBytes || this.windowBytes > this.options.outputBytesPerSecond) this.pause();
+  }
+
+  /** Sends what is batched, then returns the screen: a viewer given it is in step with the rest. */
+  screenNow(): string {
+    this.flush();
+    return this.screen();
+  }
+
+  private pause(): void {
+    if (this.paused || this.exited) return;
+    this.paused = true;
+    this.pty.pause();
+    if (this.windowBytes > this.options.outputBytesPerSecond) {
+      this.rateTimer = setTimeout(() => {
+        this.rateTimer = null;
+        this.windowStart = Date.now();
+        this.windowBytes = 0;
+        this.maybeResume();
+      }, Math.max(1, 1000 - (Date.now() - this.windowStart)));
+    }
+  }
+
+  private maybeResume(): void {
+    if (!this.paused || this.rateTimer || this.screenBacklog > screenBacklogBytes / 2) return;
+    this.paused = false;
+    if (!this.exited) this.pty.resume();
+  }
+
+  private flush(): void {
+    const data = this.batch;
+    this.batch = '';
+    if (data !== '') this.options.onOutput(data);
+    // Quiet for a batch interval: the next output leaves at once again.
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = data === '' || this.exited ? null : setTimeout(() => this.flushAfterWait(), this.options.batchMs);
+  }
+
+  private flushAfterWait(): void {
+    this.batchTimer = null;
+    if (this.batch !== '') this.flush();
+  }
+}
