@@ -45,6 +45,7 @@ interface Running {
   terminal: Terminal;
   /** Peers that receive its output; `behind`: their socket was full, they get the screen when it drains. */
   watchers: Map<TerminalPeer, 'live' | 'behind'>;
+  /** The session that typed last (its name is shown to watchers when it changes). */
   typist: string;
   /** Frees what the sandbox holds outside its processes (its cgroup). */
   release(): void;
@@ -155,9 +156,9 @@ export class TerminalService implements TerminalHost {
           return this.broadcastState(workspace);
         }
         running.terminal.write(message.data);
-        const name = peer.user?.name ?? 'Someone';
-        if (running.typist !== name) {
-          running.typist = name;
+        if (running.typist !== peer.sessionId) {
+          running.typist = peer.sessionId;
+          const name = peer.user?.name ?? 'Someone';
           for (const watcher of running.watchers.keys()) watcher.sendTerminal({ type: 'term.typist', termId: message.termId, name, color: peer.user?.color ?? '#888888' });
         }
         return;
