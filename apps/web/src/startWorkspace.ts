@@ -2,6 +2,7 @@ import { bindAgent } from './stores/agentStore';
 import { connect } from './stores/connectionStore';
 import { bindPresence } from './stores/presenceStore';
 import { bindProject } from './stores/projectStore';
+import { bindTerminals } from './stores/terminalStore';
 import { bindThread } from './stores/threadStore';
 import { bindWorkspace } from './stores/workspaceStore';
 
@@ -21,4 +22,5 @@ export function startWorkspace(workspaceId: string, token: string): void {
   bindAgent(client);
   bindThread(client);
   bindProject(client);
+  bindTerminals(client);
 }

@@ -78,6 +78,8 @@ export type TerminalMessage =
       people: TerminalPerson[];
       settings: TerminalSettings;
       approvals: CommandApproval[];
+      /** The session it is sent to: its link, and whether it may type. */
+      you: { linkId: string; mayType: boolean };
     }
   /** The screen and scrollback as they are (late joiners, or a viewer that fell behind). */
   | { type: 'term.screen'; termId: string; data: string }

@@ -482,6 +482,8 @@ export class Session implements Connection, RoomSession, TerminalPeer {
       stamped.color = this.distinctColor(stamped.color, room);
     }
     this.shownAs = stamped;
+    // Terminals list people by name (who may type): a new name is news there too.
+    if (previous?.name !== stamped.name || previous?.color !== stamped.color) this.ctx.terminals.joined(this, room.workspace.id);
     return stamped;
   }
 

@@ -18,6 +18,7 @@ export interface TerminalPeer {
  * implementation; a gateway without one has terminals off.
  */
 export interface TerminalHost {
+  /** A session joined the workspace, or changed the name it shows as. */
   joined(peer: TerminalPeer, workspaceId: string): void;
   handle(message: TerminalRequest, peer: TerminalPeer, workspaceId: string): void;
   left(peer: TerminalPeer, workspaceId: string): void;

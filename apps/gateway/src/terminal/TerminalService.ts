@@ -413,7 +413,7 @@ export class TerminalService implements TerminalHost {
       settings: this.settingsOf(workspace.id),
       approvals: [...workspace.approvals.values()].map(({ approvalId, command, turnId }) => ({ approvalId, command, turnId })),
     };
-    for (const peer of workspace.peers) peer.sendTerminal(message);
+    for (const peer of workspace.peers) peer.sendTerminal({ ...message, you: { linkId: peer.linkId, mayType: this.mayType(workspace, peer) } });
   }
 }
 

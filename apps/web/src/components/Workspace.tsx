@@ -4,6 +4,7 @@ import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { closeActiveTab, editorWidgetOwnsKey, toggleAgentPanel } from '../stores/appCommands';
 import { toggleSidebar, usePalette } from '../stores/paletteStore';
 import { openSearch, useSearch } from '../stores/searchStore';
+import { toggleTerminalPanel } from '../stores/terminalStore';
 import { requestCreate } from '../stores/workspaceStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
 import { AgentPanel } from './AgentPanel';
@@ -18,6 +19,7 @@ import { SearchPanel } from './SearchPanel';
 import { ShareDialog } from './ShareDialog';
 import { StatusBar } from './StatusBar';
 import { Tabs } from './Tabs';
+import { TerminalPanel } from './TerminalPanel';
 import { TopBar } from './TopBar';
 
 /**
@@ -30,6 +32,13 @@ function useShortcuts(): void {
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.code === 'KeyS') {
         // Every keystroke is already saved; don't let habit open the browser's "Save page".
         event.preventDefault();
+        return;
+      }
+      if (event.ctrlKey && !event.altKey && !event.shiftKey && event.code === 'Backquote') {
+        // The terminal panel, as in VS Code (Ctrl+` on macOS too); over the terminal's own keys.
+        event.preventDefault();
+        event.stopPropagation();
+        toggleTerminalPanel();
         return;
       }
       // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
@@ -103,6 +112,7 @@ export default function Workspace() {
           <Tabs />
           <AgentErrorBanner />
           <EditorPane />
+          <TerminalPanel />
         </main>
         <AgentPanel />
       </div>
