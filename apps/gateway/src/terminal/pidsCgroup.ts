@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -10,7 +10,11 @@ import { join } from 'node:path';
 export interface PidsCgroup {
   /** The command, moved into the cgroup before it runs anything. */
   wrap(file: string, args: string[]): { file: string; args: string[] };
-  /** Removes the cgroup once its processes are gone (retried a while: they die asynchronously). */
+  /**
+   * Kills every process in the cgroup, then removes it (retried a while: they die
+   * asynchronously). Also ends a sandbox killed while bubblewrap was still setting it up, before
+   * its own die-with-parent was in place.
+   */
   remove(): void;
 }
 
@@ -31,13 +35,41 @@ export function pidsCgroup(name: string, maxProcesses: number): PidsCgroup | nul
     writeFileSync(join(dir, 'pids.max'), String(maxProcesses));
     return {
       wrap: (file, args) => ({ file: '/bin/sh', args: ['-c', 'echo $$ > "$0" && exec "$@"', join(dir, 'cgroup.procs'), file, ...args] }),
-      remove: () => removeLater(dir, 40),
+      remove: () => {
+        killAll(dir);
+        removeLater(dir, 40);
+      },
     };
   }
   return null;
 }
 
+function killAll(dir: string): void {
+  if (existsSync(join(dir, 'cgroup.kill'))) {
+    writeFileSync(join(dir, 'cgroup.kill'), '1');
+    return;
+  }
+  // cgroup v1 has no cgroup.kill: each process, a few rounds for those forked meanwhile.
+  for (let round = 0; round < 5; round++) {
+    let pids: number[];
+    try {
+      pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+    } catch {
+      return; // removed already
+    }
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+}
+
 function removeLater(dir: string, tries: number): void {
+  if (tries % 10 === 0) killAll(dir);
   try {
     rmdirSync(dir);
   } catch (error) {

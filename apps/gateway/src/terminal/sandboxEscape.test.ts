@@ -28,13 +28,14 @@ function run(command: string, options: { timeoutMs?: number; workspaceId?: strin
   return service.runCommand(options.workspaceId ?? 'w1', command, 'test', controller.signal).finally(() => timer && clearTimeout(timer));
 }
 
-/** Host processes whose command line holds `marker` (processes of the sandbox, seen from outside). */
-function hostProcessesWith(marker: string): number {
+/** Host processes whose command line holds `marker` (processes of the sandbox, seen from outside); `starting`: begins with it. */
+function hostProcessesWith(marker: string, starting = false): number {
   let count = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) count++;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (starting ? cmdline.startsWith(marker) : cmdline.includes(marker)) count++;
     } catch {
       // gone while we looked
     }
@@ -182,7 +183,7 @@ describe('the sandbox', () => {
     const marker2 = `434343${Date.now() % 1000}`;
     const controller = new AbortController();
     const running = service.runCommand('w1', `sleep ${marker2} & sleep ${marker2}1`, 'test', controller.signal);
-    await until(() => hostProcessesWith(`sleep ${marker2}`) >= 2, 'both sleeps to start');
+    await until(() => hostProcessesWith(`sleep ${marker2}`, true) === 2, 'both sleeps to start');
     controller.abort();
     expect((await running).stopped).toBe(true);
     await until(() => hostProcessesWith(`sleep ${marker2}`) === 0, 'the stopped command and its child to end');
