@@ -106,7 +106,7 @@ export class Gateway {
       rooms: this.rooms,
       log,
       agent,
-      thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits),
+      thread: new ThreadService(options.clock, config.agent, options.models ?? noModels, this.metrics, agent, limits, options.terminals ?? terminalsOff),
       completions: new CompletionService(options.clock, options.models ?? noModels, this.metrics, log, options.completion),
       search: new WorkspaceSearch(options.clock),
       terminals: options.terminals ?? terminalsOff,

@@ -22,8 +22,25 @@ export interface TerminalHost {
   joined(peer: TerminalPeer, workspaceId: string): void;
   handle(message: TerminalRequest, peer: TerminalPeer, workspaceId: string): void;
   left(peer: TerminalPeer, workspaceId: string): void;
+  /**
+   * The agent's `run_command` ([P45]): asks, as the workspace's policy says, then runs it in the
+   * sandbox in a terminal everyone may watch. `signal` (the turn's Stop) kills it.
+   */
+  runCommand(request: CommandRequest): Promise<CommandOutcome>;
   close(): Promise<void>;
 }
+
+export interface CommandRequest {
+  workspaceId: string;
+  command: string;
+  turnId: string;
+  signal: AbortSignal;
+}
+
+export type CommandOutcome =
+  | { ran: false; reason: string }
+  /** `output`: head and tail, with what was cut counted, escape sequences removed. */
+  | { ran: true; approvedBy: string; exitCode: number | null; output: string; stopped: boolean };
 
 export const terminalsOff: TerminalHost = {
   joined: () => {},
@@ -31,5 +48,6 @@ export const terminalsOff: TerminalHost = {
     if ('requestId' in message) peer.sendTerminal({ type: 'result', requestId: message.requestId, ok: false, code: 'not_configured', message: 'This gateway runs no terminals.' });
   },
   left: () => {},
+  runCommand: async () => ({ ran: false, reason: 'This gateway runs no commands (it has no terminals).' }),
   close: async () => {},
 };

@@ -8,7 +8,7 @@ import {
   type TerminalSettings,
 } from '@flint/protocol';
 import type { Log } from '../core/GatewayContext';
-import type { TerminalHost, TerminalPeer } from '../core/TerminalHost';
+import type { CommandOutcome, CommandRequest, TerminalHost, TerminalPeer } from '../core/TerminalHost';
 import { defaultSandboxLimits, sandboxCommand, type SandboxLimits } from './Sandbox';
 import { pidsCgroup, runsAsRoot } from './pidsCgroup';
 import { Terminal } from './Terminal';
@@ -198,6 +198,18 @@ export class TerminalService implements TerminalHost {
     }
   }
 
+  async runCommand(request: CommandRequest): Promise<CommandOutcome> {
+    const permit = await this.permitCommand(request.workspaceId, request.command, request.turnId, request.signal);
+    if (!permit.ok) return { ran: false, reason: permit.reason };
+    if (request.signal.aborted) return { ran: false, reason: 'The turn was stopped.' };
+    try {
+      const result = await this.runSandboxed(request.workspaceId, request.command, 'the agent', request.signal);
+      return { ran: true, approvedBy: permit.by, ...result };
+    } catch (error) {
+      return { ran: false, reason: `The command did not start: ${(error as Error).message}` };
+    }
+  }
+
   settingsOf(workspaceId: string): TerminalSettings {
     return this.options.settings.get(workspaceId) ?? defaultTerminalSettings;
   }
@@ -238,7 +250,7 @@ export class TerminalService implements TerminalHost {
    * Runs one command in the sandbox, in a terminal tab everyone sees; resolves when it exits or
    * `signal` aborts it (the process and its children are killed).
    */
-  async runCommand(workspaceId: string, command: string, by: string, signal: AbortSignal, onOutput?: (data: string) => void): Promise<CommandResult> {
+  async runSandboxed(workspaceId: string, command: string, by: string, signal: AbortSignal, onOutput?: (data: string) => void): Promise<CommandResult> {
     const workspace = this.workspace(workspaceId);
     let head = '';
     let tail = '';

@@ -25,7 +25,7 @@ let service: TerminalService;
 function run(command: string, options: { timeoutMs?: number; workspaceId?: string } = {}) {
   const controller = new AbortController();
   const timer = options.timeoutMs ? setTimeout(() => controller.abort(), options.timeoutMs) : null;
-  return service.runCommand(options.workspaceId ?? 'w1', command, 'test', controller.signal).finally(() => timer && clearTimeout(timer));
+  return service.runSandboxed(options.workspaceId ?? 'w1', command, 'test', controller.signal).finally(() => timer && clearTimeout(timer));
 }
 
 /** Host processes whose command line holds `marker` (processes of the sandbox, seen from outside); `starting`: begins with it. */
@@ -156,7 +156,7 @@ describe('the sandbox', () => {
     let peak = 0;
     const watcher = setInterval(() => (peak = Math.max(peak, hostProcessesWith(marker))), 50);
     const controller = new AbortController();
-    const running = service.runCommand('w1', `: ${marker}; b(){ b | b & }; b; exec sleep 100`, 'test', controller.signal);
+    const running = service.runSandboxed('w1', `: ${marker}; b(){ b | b & }; b; exec sleep 100`, 'test', controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     controller.abort();
     const result = await running;
@@ -182,7 +182,7 @@ describe('the sandbox', () => {
 
     const marker2 = `434343${Date.now() % 1000}`;
     const controller = new AbortController();
-    const running = service.runCommand('w1', `sleep ${marker2} & sleep ${marker2}1`, 'test', controller.signal);
+    const running = service.runSandboxed('w1', `sleep ${marker2} & sleep ${marker2}1`, 'test', controller.signal);
     await until(() => hostProcessesWith(`sleep ${marker2}`, true) === 2, 'both sleeps to start');
     controller.abort();
     expect((await running).stopped).toBe(true);
