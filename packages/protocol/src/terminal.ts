@@ -22,6 +22,18 @@ export interface TerminalSettings {
   commandPolicy: CommandPolicy;
   /** Commands `allow-list` runs without asking, compared whole after trimming (`npm test`). */
   allowedCommands: string[];
+  /** The project's check (tests, type check) the Check button runs; none when absent or empty. */
+  checkCommand?: string;
+}
+
+/** The last Check of a workspace ([P47]). */
+export interface CheckStatus {
+  status: 'running' | 'passed' | 'failed';
+  command: string;
+  /** Null while it runs, or when it was stopped. */
+  exitCode: number | null;
+  by: string;
+  termId: string;
 }
 
 export interface TerminalInfo {
@@ -58,6 +70,8 @@ export type TerminalRequest =
   /** The owner lets a person (a link) type in the workspace's terminals, or stops them ([P43]). */
   | { type: 'term.grant'; requestId: number; linkId: string; mayType: boolean }
   | { type: 'term.settings'; requestId: number; settings: TerminalSettings }
+  /** Runs the workspace's check command (owner and editors) in a command terminal ([P47]). */
+  | { type: 'term.check'; requestId: number }
   /** An editor approves or refuses a command the agent asked to run ([P45]). */
   | { type: 'term.approve'; requestId: number; approvalId: string; approve: boolean };
 
@@ -78,6 +92,7 @@ export type TerminalMessage =
       people: TerminalPerson[];
       settings: TerminalSettings;
       approvals: CommandApproval[];
+      check: CheckStatus | null;
       /** The session it is sent to: its link, and whether it may type. */
       you: { linkId: string; mayType: boolean };
     }
@@ -107,7 +122,8 @@ export function isTerminalSettings(v: unknown): v is TerminalSettings {
     (s.commandPolicy === 'ask' || s.commandPolicy === 'allow-list' || s.commandPolicy === 'never') &&
     Array.isArray(s.allowedCommands) &&
     s.allowedCommands.length <= MAX_ALLOWED_COMMANDS &&
-    s.allowedCommands.every((c) => isString(c) && c.length <= MAX_COMMAND_LENGTH)
+    s.allowedCommands.every((c) => isString(c) && c.length <= MAX_COMMAND_LENGTH) &&
+    (s.checkCommand === undefined || (isString(s.checkCommand) && s.checkCommand.length <= MAX_COMMAND_LENGTH))
   );
 }
 
@@ -119,6 +135,7 @@ export const terminalChecks: Record<TerminalRequest['type'], (m: Record<string, 
   'term.close': (m) => isInt(m.requestId) && isString(m.termId),
   'term.grant': (m) => isInt(m.requestId) && isString(m.linkId) && typeof m.mayType === 'boolean',
   'term.settings': (m) => isInt(m.requestId) && isTerminalSettings(m.settings),
+  'term.check': (m) => isInt(m.requestId),
   'term.approve': (m) => isInt(m.requestId) && isString(m.approvalId) && typeof m.approve === 'boolean',
 };
 

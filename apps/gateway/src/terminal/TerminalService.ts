@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   commandAllowed,
+  type CheckStatus,
   type CommandApproval,
   type TerminalAvailability,
   type TerminalPerson,
@@ -39,7 +40,7 @@ export interface TerminalServiceOptions {
   maxTerminals?: number;
 }
 
-export const defaultTerminalSettings: TerminalSettings = { network: false, commandPolicy: 'ask', allowedCommands: ['npm test', 'npx tsc --noEmit'] };
+export const defaultTerminalSettings: TerminalSettings = { network: false, commandPolicy: 'ask', allowedCommands: ['npm test', 'npx tsc --noEmit'], checkCommand: 'npm test' };
 
 interface Running {
   terminal: Terminal;
@@ -63,6 +64,7 @@ interface Workspace {
   grants: Set<string>;
   folder: Promise<WorkspaceFolder> | null;
   approvals: Map<string, Approval>;
+  check: CheckStatus | null;
 }
 
 export interface CommandResult {
@@ -188,6 +190,15 @@ export class TerminalService implements TerminalHost {
         answer(message.requestId, null);
         return this.broadcastState(workspace);
       }
+      case 'term.check': {
+        if (peer.role !== 'owner' && peer.role !== 'editor') return answer(message.requestId, { code: 'forbidden', message: 'Viewers cannot run the check.' });
+        if (!this.availability.enabled) return answer(message.requestId, { code: 'not_configured', message: this.availability.reason ?? 'Terminals are off.' });
+        const command = this.settingsOf(workspace.id).checkCommand?.trim();
+        if (!command) return answer(message.requestId, { code: 'not_configured', message: 'No check command is set: the owner sets one in the terminal settings.' });
+        if (workspace.check?.status === 'running') return answer(message.requestId, { code: 'busy', message: 'The check is running already.' });
+        void this.check(workspace, command, peer.user?.name ?? 'Someone');
+        return answer(message.requestId, null);
+      }
       case 'term.approve': {
         if (peer.role !== 'owner' && peer.role !== 'editor') return answer(message.requestId, { code: 'forbidden', message: 'Viewers cannot approve commands.' });
         const approval = workspace.approvals.get(message.approvalId);
@@ -208,6 +219,23 @@ export class TerminalService implements TerminalHost {
     } catch (error) {
       return { ran: false, reason: `The command did not start: ${(error as Error).message}` };
     }
+  }
+
+  /** The Check button: the configured command in a command terminal, pass or fail for everyone. */
+  private async check(workspace: Workspace, command: string, by: string): Promise<void> {
+    const onStart = (termId: string) => {
+      workspace.check = { status: 'running', command, exitCode: null, by, termId };
+    };
+    try {
+      const result = await this.runSandboxed(workspace.id, command, by, new AbortController().signal, undefined, onStart);
+      if (workspace.check?.command === command) {
+        workspace.check = { ...workspace.check, status: result.exitCode === 0 ? 'passed' : 'failed', exitCode: result.exitCode };
+      }
+    } catch (error) {
+      this.options.log('warn', 'the check did not start', { workspaceId: workspace.id, error: String(error) });
+      workspace.check = { status: 'failed', command, exitCode: null, by, termId: '' };
+    }
+    this.broadcastState(workspace);
   }
 
   settingsOf(workspaceId: string): TerminalSettings {
@@ -250,7 +278,7 @@ export class TerminalService implements TerminalHost {
    * Runs one command in the sandbox, in a terminal tab everyone sees; resolves when it exits or
    * `signal` aborts it (the process and its children are killed).
    */
-  async runSandboxed(workspaceId: string, command: string, by: string, signal: AbortSignal, onOutput?: (data: string) => void): Promise<CommandResult> {
+  async runSandboxed(workspaceId: string, command: string, by: string, signal: AbortSignal, onOutput?: (data: string) => void, onStart?: (termId: string) => void): Promise<CommandResult> {
     const workspace = this.workspace(workspaceId);
     let head = '';
     let tail = '';
@@ -274,6 +302,8 @@ export class TerminalService implements TerminalHost {
       },
       onExit: (code) => exited(code),
     });
+    onStart?.(running.terminal.info.termId);
+    this.broadcastState(workspace);
     const stop = () => this.end(workspace, running);
     signal.addEventListener('abort', stop, { once: true });
     const exitCode = await Promise.race([done, new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }))]);
@@ -296,7 +326,7 @@ export class TerminalService implements TerminalHost {
   private workspace(workspaceId: string): Workspace {
     let workspace = this.workspaces.get(workspaceId);
     if (!workspace) {
-      workspace = { id: workspaceId, peers: new Set(), terminals: new Map(), grants: new Set(), folder: null, approvals: new Map() };
+      workspace = { id: workspaceId, peers: new Set(), terminals: new Map(), grants: new Set(), folder: null, approvals: new Map(), check: null };
       this.workspaces.set(workspaceId, workspace);
     }
     return workspace;
@@ -424,6 +454,7 @@ export class TerminalService implements TerminalHost {
       people: [...people.values()],
       settings: this.settingsOf(workspace.id),
       approvals: [...workspace.approvals.values()].map(({ approvalId, command, turnId }) => ({ approvalId, command, turnId })),
+      check: workspace.check,
     };
     for (const peer of workspace.peers) peer.sendTerminal({ ...message, you: { linkId: peer.linkId, mayType: this.mayType(workspace, peer) } });
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlintClient, type WebSocketLike } from '@flint/client';
-import { readThread, type TerminalMessage, type TerminalSettings } from '@flint/protocol';
+import { FILE_TEXT_KEY, INDEX_ENTRIES_KEY, readThread, type TerminalMessage, type TerminalSettings } from '@flint/protocol';
 import { MemoryNetwork } from '@flint/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider } from '../core/agent/ScriptedProvider';
@@ -160,5 +160,27 @@ describe("the agent's run_command", () => {
     expect(await answered(alice.threadStop())).toMatchObject({ ok: true });
     await until(() => readThread(alice.openThread().doc).turns[0]?.status === 'cancelled', 'the turn to end cancelled');
     await until(() => bobTerminal?.terminals.length === 0, 'the command terminal to end');
+  });
+
+  it('[P47] Check runs the configured command for an editor and tells everyone whether it passed', async () => {
+    settings.set(workspaceId, { network: false, commandPolicy: 'never', allowedCommands: [], checkCommand: 'sh test.sh' });
+    expect(await answered(bob.request({ type: 'term.check' }))).toEqual({ ok: true });
+    await until(() => bobTerminal?.check?.status === 'failed', 'the check to fail');
+    expect(bobTerminal?.check).toMatchObject({ command: 'sh test.sh', exitCode: 1 });
+
+    // Someone fixes the file; the working copy follows; the check passes.
+    const statusId = (alice.index.doc.getMap(INDEX_ENTRIES_KEY).get('status.txt') as { fileId: string }).fileId;
+    const text = alice.openDoc(statusId).doc.getText(FILE_TEXT_KEY);
+    await until(() => text.toString() === 'broken\n', 'the file at Alice');
+    text.delete(0, text.length);
+    text.insert(0, 'fixed\n');
+    await until(() => gateway.document(workspaceId, statusId)?.getText(FILE_TEXT_KEY).toString() === 'fixed\n', 'the fix at the gateway');
+    expect(await answered(bob.request({ type: 'term.check' }))).toEqual({ ok: true });
+    await until(() => bobTerminal?.check?.status === 'passed', 'the check to pass');
+
+    const viewer = client(gateway.links.create(workspaceId, 'viewer', 'Vic', null).token);
+    await until(() => viewer.status.kind === 'open', 'the viewer');
+    expect(await answered(viewer.request({ type: 'term.check' }))).toMatchObject({ ok: false, code: 'forbidden' });
+    viewer.destroy();
   });
 });

@@ -4,6 +4,7 @@ import { useEditorStatus } from '../stores/editorStore';
 import { follow, usePresence } from '../stores/presenceStore';
 import { AgentHud } from './AgentHud';
 import { AutocompleteStatus } from './AutocompleteStatus';
+import { CheckStatus } from './CheckStatus';
 import { roleLabel } from './RoleBadge';
 
 function connectionText(status: ConnectionStatus): string {
@@ -82,6 +83,7 @@ export function StatusBar() {
       <AutocompleteStatus />
       {role && <span className="status-item" data-testid="status-role">{roleLabel(role)}</span>}
       <FollowingItem />
+      <CheckStatus />
       <span className="status-spacer" />
       <EditorItems />
     </footer>

@@ -33,6 +33,7 @@ function PeopleMenu() {
 function SettingsMenu() {
   const settings = useTerminals((s) => s.room?.settings);
   const [allowList, setAllowList] = useState(settings?.allowedCommands.join('\n') ?? '');
+  const [checkCommand, setCheckCommand] = useState(settings?.checkCommand ?? '');
   if (!settings) return null;
   return (
     <div className="terminal-menu" role="menu" aria-label="Terminal settings">
@@ -52,6 +53,14 @@ function SettingsMenu() {
         aria-label="Allowed commands, one per line"
         onChange={(event) => setAllowList(event.target.value)}
         onBlur={() => void setTerminalSettings({ ...settings, allowedCommands: allowList.split('\n').map((c) => c.trim()).filter(Boolean).slice(0, 50) })}
+      />
+      <div className="terminal-menu-title">Check runs</div>
+      <input
+        value={checkCommand}
+        aria-label="Check command"
+        placeholder="npm test"
+        onChange={(event) => setCheckCommand(event.target.value)}
+        onBlur={() => void setTerminalSettings({ ...settings, checkCommand: checkCommand.trim().slice(0, 500) })}
       />
     </div>
   );

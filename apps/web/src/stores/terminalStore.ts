@@ -108,6 +108,12 @@ export async function setTerminalSettings(settings: TerminalSettings): Promise<v
   if (!result.ok) showNotice(`Not changed: ${result.message}`);
 }
 
+/** The Check button: the workspace's check command, its outcome in everyone's status bar. */
+export async function runCheck(): Promise<void> {
+  const result = await requireClient().request({ type: 'term.check' });
+  if (!result.ok) showNotice(`No check: ${result.message}`);
+}
+
 export async function approveCommand(approvalId: string, approve: boolean): Promise<void> {
   const result = await requireClient().request({ type: 'term.approve', approvalId, approve });
   if (!result.ok) showNotice(result.message);
