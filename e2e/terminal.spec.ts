@@ -71,6 +71,11 @@ test('a shared terminal: Alice runs a command, Bob watches live, types once she 
   await expect(terminalText(vera)).toContainText('last=10');
   await expect(terminalText(alice)).not.toContainText('vera=8');
 
+  // Check runs the project's check (npm test; the demo has no test script, so it fails) for everyone.
+  await bob.getByTestId('status-check').click();
+  await expect(alice.getByTestId('status-check')).toContainText('Check failed');
+  await expect(terminalText(bob)).toContainText('Missing script');
+
   await alice.screenshot({ path: `${screenshotDir}/terminal-alice.png` });
   await bob.screenshot({ path: `${screenshotDir}/terminal-bob.png` });
   expect([...aliceErrors, ...bobErrors, ...veraErrors]).toEqual([]);

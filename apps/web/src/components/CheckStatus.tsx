@@ -1,5 +1,5 @@
 import { useConnection } from '../stores/connectionStore';
-import { runCheck, selectTerminal, useTerminals } from '../stores/terminalStore';
+import { runCheck, useTerminals } from '../stores/terminalStore';
 
 /** The Check button in the status bar: the project's check command, and how it last went. */
 export function CheckStatus() {
@@ -17,13 +17,7 @@ export function CheckStatus() {
       data-testid="status-check"
       title={title}
       disabled={!canRun || check?.status === 'running'}
-      onClick={() => {
-        if (check?.termId) {
-          useTerminals.setState({ open: true });
-          selectTerminal(check.termId);
-        }
-        void runCheck();
-      }}
+      onClick={() => void runCheck()}
     >
       {label}
     </button>

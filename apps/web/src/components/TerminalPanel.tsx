@@ -139,7 +139,7 @@ export function TerminalPanel() {
               {typist.name} typed
             </span>
           )}
-          {active && <span className="terminal-role">{active.kind === 'command' ? 'agent command · read-only' : mayType ? 'you may type' : 'watching'}</span>}
+          {active && <span className="terminal-role">{active.kind === 'command' ? 'command · read-only' : mayType ? 'you may type' : 'watching'}</span>}
           {availability?.unsandboxed && <span className="terminal-unsafe">NOT SANDBOXED</span>}
           {isOwner && (
             <>

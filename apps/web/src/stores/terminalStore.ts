@@ -36,6 +36,12 @@ export function bindTerminals(client: FlintClient): void {
       case 'term.state': {
         const { activeTermId } = useTerminals.getState();
         const ids = message.terminals.map((t) => t.termId);
+        // The check this tab started: its output is what the person wants to see.
+        if (checkRequested && message.check?.status === 'running' && ids.includes(message.check.termId)) {
+          checkRequested = false;
+          useTerminals.setState({ room: message, open: true, activeTermId: message.check.termId });
+          return;
+        }
         useTerminals.setState({ room: message, activeTermId: activeTermId && ids.includes(activeTermId) ? activeTermId : (ids.at(-1) ?? null) });
         return;
       }
@@ -109,9 +115,14 @@ export async function setTerminalSettings(settings: TerminalSettings): Promise<v
 }
 
 /** The Check button: the workspace's check command, its outcome in everyone's status bar. */
+let checkRequested = false;
+
 export async function runCheck(): Promise<void> {
+  checkRequested = true;
   const result = await requireClient().request({ type: 'term.check' });
-  if (!result.ok) showNotice(`No check: ${result.message}`);
+  if (result.ok) return;
+  checkRequested = false;
+  showNotice(`No check: ${result.message}`);
 }
 
 export async function approveCommand(approvalId: string, approve: boolean): Promise<void> {
