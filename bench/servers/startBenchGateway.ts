@@ -10,6 +10,7 @@ import type { CompletionConfig } from '../../apps/gateway/src/core/complete/Comp
 import { defaultConfig, type AgentConfig, type GatewayConfig } from '../../apps/gateway/src/core/GatewayConfig';
 import { Gateway } from '../../apps/gateway/src/core/Gateway';
 import type { ModelRouter } from '../../apps/gateway/src/core/agent/ModelRouter';
+import type { TerminalHost } from '../../apps/gateway/src/core/TerminalHost';
 import { EmbeddedProvider } from '../../apps/gateway/src/models/embedded/EmbeddedProvider';
 import type { FimMode } from '../../apps/gateway/src/models/fim/Infiller';
 import { createProviders, loadProviderConfig } from '../../apps/gateway/src/models/providerConfig';
@@ -39,6 +40,8 @@ export interface BenchGatewayOptions {
   webRoot?: string;
   /** The routed model's context window (the output cap is a quarter of it); default 128k. */
   contextTokens?: number;
+  /** Shared terminals (B15); none by default. */
+  terminals?: TerminalHost;
 }
 
 export interface BenchGateway {
@@ -89,6 +92,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     clock: systemClock,
     models,
     completion: { requestsPerSecond: 10_000, ...options.completion },
+    terminals: options.terminals,
     config: { ...options.config, agent: { ...defaultConfig.agent, ...unlimited, ...options.agent } },
   });
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: options.webRoot ?? '/nonexistent', allowedOrigins: null, publicUrl: null, log: () => {} });

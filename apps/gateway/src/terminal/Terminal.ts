@@ -32,6 +32,9 @@ const screenBacklogBytes = 256 * 1024;
 /** How long output must be quiet after an exit before the end is told, and the most it waits. */
 const exitQuietMs = 30;
 const exitDrainMs = 1000;
+/** Output this small, after none, is taken for an echo; how many may leave at once per interval. */
+const echoBytes = 128;
+const quickFlushesPerBatch = 4;
 /** A batch this large leaves at once. */
 const batchBytes = 64 * 1024;
 
@@ -56,6 +59,8 @@ export class Terminal {
   private exited = false;
   private disposed = false;
   private lastDataAt = 0;
+  /** Small outputs sent at once in the current batch interval. */
+  private quickFlushes = 0;
 
   constructor(private readonly options: TerminalOptions) {
     this.info = { termId: options.termId, kind: options.kind, title: options.title, openedBy: options.openedBy, cols: options.cols, rows: options.rows, exitCode: null };
@@ -144,8 +149,13 @@ export class Terminal {
     this.screenBacklog += data.length;
     this.screenState.write(data, () => {
       this.screenBacklog -= data.length;
+      const quiet = this.batch === '';
       this.batch += data;
-      if (this.batch.length >= batchBytes || this.batchTimer === null) this.flush();
+      // A keystroke's echo leaves at once even within a batch interval (a few per interval: a
+      // flood of small writes still leaves in batches).
+      const echo = quiet && data.length <= echoBytes && this.quickFlushes < quickFlushesPerBatch;
+      if (echo) this.quickFlushes++;
+      if (this.batch.length >= batchBytes || this.batchTimer === null || echo) this.flush();
       this.maybeResume();
     });
     const now = Date.now();
@@ -194,6 +204,7 @@ export class Terminal {
 
   private flushAfterWait(): void {
     this.batchTimer = null;
+    this.quickFlushes = 0;
     if (this.batch !== '') this.flush();
   }
 }
