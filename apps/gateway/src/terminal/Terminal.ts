@@ -93,10 +93,8 @@ export class Terminal {
         return;
       }
       if (this.disposed) return then();
-      this.screenState.write('', () => {
-        this.flush();
-        then();
-      });
+      this.flush();
+      then();
     };
     setTimeout(check, exitQuietMs);
   }
@@ -140,24 +138,23 @@ export class Terminal {
   }
 
   /**
-   * Output reaches the batch once the screen has parsed it, so what was sent plus the batch is
-   * always what the screen shows: `screenNow` after a flush is exactly where a viewer resumes.
-   * The first output after a quiet spell leaves at once (a keystroke's echo); what follows within
-   * `batchMs` leaves together.
+   * Output goes to the batch as it is read (a keystroke's echo does not wait for the screen to
+   * parse it) and to the screen; `screenAt` gives a viewer the screen at the point where the
+   * batches it will get next begin. The first small output after a quiet spell leaves at once (an
+   * echo); what follows within `batchMs` leaves together.
    */
   private output(data: string): void {
     this.screenBacklog += data.length;
     this.screenState.write(data, () => {
       this.screenBacklog -= data.length;
-      const quiet = this.batch === '';
-      this.batch += data;
-      // A keystroke's echo leaves at once even within a batch interval (a few per interval: a
-      // flood of small writes still leaves in batches).
-      const echo = quiet && data.length <= echoBytes && this.quickFlushes < quickFlushesPerBatch;
-      if (echo) this.quickFlushes++;
-      if (this.batch.length >= batchBytes || this.batchTimer === null || echo) this.flush();
       this.maybeResume();
     });
+    const quiet = this.batch === '';
+    this.batch += data;
+    // A few echoes per interval leave at once: a flood of small writes still leaves in batches.
+    const echo = quiet && data.length <= echoBytes && this.quickFlushes < quickFlushesPerBatch;
+    if (echo) this.quickFlushes++;
+    if (this.batch.length >= batchBytes || this.batchTimer === null || echo) this.flush();
     const now = Date.now();
     if (now - this.windowStart >= 1000) {
       this.windowStart = now;
@@ -167,10 +164,17 @@ export class Terminal {
     if (this.screenBacklog > screenBacklogBytes || this.windowBytes > this.options.outputBytesPerSecond) this.pause();
   }
 
-  /** Sends what is batched, then returns the screen: a viewer given it is in step with the rest. */
-  screenNow(): string {
+  /**
+   * The screen as of everything sent until now: the batch leaves first, then `callback` gets the
+   * screen once it has parsed all of that (and nothing after: the screen parses in order and
+   * calls back in between). Output read meanwhile leaves in later batches, after this point.
+   */
+  screenAt(callback: (screen: string) => void): void {
     this.flush();
-    return this.screen();
+    if (this.disposed) return;
+    this.screenState.write('', () => {
+      if (!this.disposed) callback(this.serializer.serialize());
+    });
   }
 
   private pause(): void {

@@ -44,8 +44,11 @@ export const defaultTerminalSettings: TerminalSettings = { network: false, comma
 
 interface Running {
   terminal: Terminal;
-  /** Peers that receive its output; `behind`: their socket was full, they get the screen when it drains. */
-  watchers: Map<TerminalPeer, 'live' | 'behind'>;
+  /**
+   * Peers that receive its output. `behind`: their socket was full, they get the screen when it
+   * drains; `catching`: the screen is on its way, the output since waits here to follow it.
+   */
+  watchers: Map<TerminalPeer, 'live' | 'behind' | { catching: string[] }>;
   /** The session that typed last (its name is shown to watchers when it changes). */
   typist: string;
   /** Frees what the sandbox holds outside its processes (its cgroup). */
@@ -142,10 +145,7 @@ export class TerminalService implements TerminalHost {
         const running = workspace.terminals.get(message.termId);
         if (!running) return;
         if (!message.watch) return void running.watchers.delete(peer);
-        if (running.watchers.has(peer)) return;
-        const screen = running.terminal.screenNow();
-        running.watchers.set(peer, 'live');
-        peer.sendTerminal({ type: 'term.screen', termId: message.termId, data: screen });
+        if (!running.watchers.has(peer)) this.catchUp(running, peer);
         return;
       }
       case 'term.input':
@@ -393,7 +393,21 @@ export class TerminalService implements TerminalHost {
         running.watchers.set(peer, 'behind');
         this.watchBehind();
       } else if (state === 'live') peer.sendTerminal({ type: 'term.output', termId, data });
+      else if (typeof state === 'object') state.catching.push(data);
     }
+  }
+
+  /** Sends a watcher the screen, then what was read since it was taken: it is live from there. */
+  private catchUp(running: Running, peer: TerminalPeer): void {
+    const waiting = { catching: [] as string[] };
+    running.watchers.set(peer, waiting);
+    const termId = running.terminal.info.termId;
+    running.terminal.screenAt((screen) => {
+      if (running.watchers.get(peer) !== waiting) return; // unwatched or left meanwhile
+      peer.sendTerminal({ type: 'term.screen', termId, data: screen });
+      if (waiting.catching.length > 0) peer.sendTerminal({ type: 'term.output', termId, data: waiting.catching.join('') });
+      running.watchers.set(peer, 'live');
+    });
   }
 
   private watchBehind(): void {
@@ -407,8 +421,7 @@ export class TerminalService implements TerminalHost {
               anyBehind = true;
               continue;
             }
-            running.watchers.set(peer, 'live');
-            peer.sendTerminal({ type: 'term.screen', termId: running.terminal.info.termId, data: running.terminal.screenNow() });
+            this.catchUp(running, peer);
           }
         }
       }
