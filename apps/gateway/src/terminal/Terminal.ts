@@ -1,9 +1,6 @@
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
-import { SerializeAddon } from '@xterm/addon-serialize';
-import xtermHeadless from '@xterm/headless';
 import type { TerminalInfo } from '@flint/protocol';
-
-const { Terminal: HeadlessTerminal } = xtermHeadless;
+import { TerminalScreen } from './TerminalScreen';
 
 export interface TerminalOptions {
   termId: string;
@@ -40,15 +37,14 @@ const batchBytes = 64 * 1024;
 
 /**
  * One pseudo-terminal and the screen everyone shares: the headless xterm holds the screen and
- * scrollback a late joiner gets (`screen()`), the output leaves in batches. Back-pressure is at
+ * scrollback a late joiner gets (`screenAt`; in a worker), the output leaves in batches. Back-pressure is at
  * the source: while the screen is behind or the terminal is over its output rate, the pty is
  * paused, so the kernel blocks the writer (`yes` waits) instead of the gateway buffering.
  */
 export class Terminal {
   readonly info: TerminalInfo;
   private readonly pty: IPty;
-  private readonly screenState = new HeadlessTerminal({ allowProposedApi: true, cols: 80, rows: 24, scrollback: 1000 });
-  private readonly serializer = new SerializeAddon();
+  private readonly screenState: TerminalScreen;
   private batch = '';
   private batchTimer: NodeJS.Timeout | null = null;
   private screenBacklog = 0;
@@ -64,9 +60,10 @@ export class Terminal {
 
   constructor(private readonly options: TerminalOptions) {
     this.info = { termId: options.termId, kind: options.kind, title: options.title, openedBy: options.openedBy, cols: options.cols, rows: options.rows, exitCode: null };
-    this.screenState.resize(options.cols, options.rows);
-    this.screenState.loadAddon(this.serializer);
-    if (options.scrollback !== undefined) this.screenState.options.scrollback = options.scrollback;
+    this.screenState = new TerminalScreen(options.cols, options.rows, options.scrollback ?? 1000, (chars) => {
+      this.screenBacklog -= chars;
+      this.maybeResume();
+    });
     this.pty = spawnPty(options.file, options.args, { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env });
     this.pty.onData((data) => {
       this.lastDataAt = Date.now();
@@ -101,11 +98,6 @@ export class Terminal {
 
   get running(): boolean {
     return !this.exited;
-  }
-
-  /** The screen and scrollback as escape sequences that redraw them on an empty terminal. */
-  screen(): string {
-    return this.serializer.serialize();
   }
 
   write(data: string): void {
@@ -145,10 +137,7 @@ export class Terminal {
    */
   private output(data: string): void {
     this.screenBacklog += data.length;
-    this.screenState.write(data, () => {
-      this.screenBacklog -= data.length;
-      this.maybeResume();
-    });
+    this.screenState.write(data);
     const quiet = this.batch === '';
     this.batch += data;
     // A few echoes per interval leave at once: a flood of small writes still leaves in batches.
@@ -172,8 +161,8 @@ export class Terminal {
   screenAt(callback: (screen: string) => void): void {
     this.flush();
     if (this.disposed) return;
-    this.screenState.write('', () => {
-      if (!this.disposed) callback(this.serializer.serialize());
+    this.screenState.screenAt((screen) => {
+      if (!this.disposed) callback(screen);
     });
   }
 
