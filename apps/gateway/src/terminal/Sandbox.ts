@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { pidsCgroup, runsAsRoot } from './pidsCgroup';
+import { pidsCgroup, removeStaleCgroups, runsAsRoot } from './pidsCgroup';
 
 /**
  * Every process a terminal or the agent starts runs under bubblewrap (decision 0035): a new
@@ -142,7 +142,8 @@ export function probeSandbox(supportDir: string): SandboxProbe {
   if (runsAsRoot()) {
     const cgroup = pidsCgroup(`flint-probe-${process.pid}`, 8);
     if (!cgroup) return { ok: false, reason: 'the gateway runs as root, where process limits do not apply, and cannot make a pids cgroup to cap them instead; run it as an ordinary user to enable terminals.' };
-    cgroup.remove();
+    void cgroup.remove();
+    removeStaleCgroups();
   }
   const probeFolder = join(supportDir, 'probe');
   mkdirSync(probeFolder, { recursive: true, mode: 0o700 });

@@ -119,6 +119,13 @@ export class Terminal {
     this.batchTimer = this.rateTimer = null;
     if (!this.exited) {
       try {
+        // The whole process group first: bwrap's inner half, killed while still setting up, has
+        // no die-with-parent yet, and would outlive the outer half (and hold the sandbox).
+        process.kill(-this.pty.pid, 'SIGKILL');
+      } catch {
+        // Not a group leader, or gone already: the pty's own kill below decides.
+      }
+      try {
         this.pty.kill('SIGKILL');
       } catch (error) {
         // Already gone between its exit and our kill: nothing to end.

@@ -51,8 +51,8 @@ interface Running {
   watchers: Map<TerminalPeer, 'live' | 'behind' | { catching: string[] }>;
   /** The session that typed last (its name is shown to watchers when it changes). */
   typist: string;
-  /** Frees what the sandbox holds outside its processes (its cgroup). */
-  release(): void;
+  /** Frees what the sandbox holds outside its processes (its cgroup); resolves once done. */
+  release(): Promise<void>;
 }
 
 interface Approval extends CommandApproval {
@@ -91,6 +91,8 @@ export class TerminalService implements TerminalHost {
   private readonly limits: SandboxLimits;
   private behindTimer: NodeJS.Timeout | null = null;
   private closing = false;
+  /** Cgroups being removed: `close` waits for them, so none outlives the gateway. */
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(private readonly options: TerminalServiceOptions) {
     this.limits = { ...defaultSandboxLimits, ...options.limits };
@@ -317,6 +319,7 @@ export class TerminalService implements TerminalHost {
     this.closing = true;
     if (this.behindTimer) clearInterval(this.behindTimer);
     await Promise.all([...this.workspaces.values()].map((w) => this.unload(w)));
+    await Promise.all(this.releasing);
   }
 
   private mayType(workspace: Workspace, peer: TerminalPeer): boolean {
@@ -352,7 +355,7 @@ export class TerminalService implements TerminalHost {
     const running: Running = {
       watchers: new Map(),
       typist: '',
-      release: () => cgroup?.remove(),
+      release: () => cgroup?.remove() ?? Promise.resolve(),
       terminal: new Terminal({
         termId,
         kind: spec.kind,
@@ -371,7 +374,7 @@ export class TerminalService implements TerminalHost {
           this.fanOut(running, data);
         },
         onExit: (code) => {
-          running.release();
+          this.release(running);
           spec.onExit?.(code);
           this.broadcastState(workspace);
         },
@@ -434,8 +437,13 @@ export class TerminalService implements TerminalHost {
 
   private end(workspace: Workspace, running: Running): void {
     running.terminal.kill();
-    running.release();
+    this.release(running);
     workspace.terminals.delete(running.terminal.info.termId);
+  }
+
+  private release(running: Running): void {
+    const released: Promise<void> = running.release().finally(() => this.releasing.delete(released));
+    this.releasing.add(released);
   }
 
   private async unload(workspace: Workspace): Promise<void> {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -15,7 +15,7 @@ export interface PidsCgroup {
    * asynchronously). Also ends a sandbox killed while bubblewrap was still setting it up, before
    * its own die-with-parent was in place.
    */
-  remove(): void;
+  remove(): Promise<void>;
 }
 
 const roots = ['/sys/fs/cgroup/pids', '/sys/fs/cgroup'];
@@ -37,7 +37,7 @@ export function pidsCgroup(name: string, maxProcesses: number): PidsCgroup | nul
       wrap: (file, args) => ({ file: '/bin/sh', args: ['-c', 'echo $$ > "$0" && exec "$@"', join(dir, 'cgroup.procs'), file, ...args] }),
       remove: () => {
         killAll(dir);
-        removeLater(dir, 40);
+        return new Promise<void>((resolve) => removeLater(dir, 40, resolve));
       },
     };
   }
@@ -68,14 +68,38 @@ function killAll(dir: string): void {
   }
 }
 
-function removeLater(dir: string, tries: number): void {
+function removeLater(dir: string, tries: number, done: () => void): void {
   if (tries % 10 === 0) killAll(dir);
   try {
     rmdirSync(dir);
+    return done();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    if (tries > 0) setTimeout(() => removeLater(dir, tries - 1), 50).unref();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || tries === 0) return done();
+    setTimeout(() => removeLater(dir, tries - 1, done), 50).unref();
+  }
+}
+
+/**
+ * Empty cgroups of terminals whose gateway stopped before it could remove them (a crash, a
+ * kill -9), older than a minute: a younger empty one may be a terminal starting right now.
+ */
+export function removeStaleCgroups(): void {
+  for (const root of roots) {
+    let names: string[];
+    try {
+      names = readdirSync(root).filter((name) => name.startsWith('flint-t'));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      try {
+        const dir = join(root, name);
+        if (Date.now() - statSync(dir).mtimeMs < 60_000) continue;
+        if (readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim() === '') rmdirSync(dir);
+      } catch {
+        // in use, or gone meanwhile
+      }
+    }
   }
 }
 
