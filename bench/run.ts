@@ -24,6 +24,7 @@ import { b12FolderProject } from './benchmarks/b12FolderProject';
 import { b13Cluster } from './benchmarks/b13Cluster';
 import { b14HostileRequests } from './benchmarks/b14HostileRequests';
 import { b15Recording } from './benchmarks/b15Recording';
+import { b16Terminal } from './benchmarks/b16Terminal';
 import type { Benchmark, BenchReport } from './lib/Benchmark';
 import { benchCertFile } from './lib/benchTls';
 import { ChildHost } from './lib/ChildHost';
@@ -32,7 +33,7 @@ import { printTable } from './lib/printTable';
 import { ProgressWatchdog, type WatchdogLimits } from './lib/ProgressWatchdog';
 import { resultMarkdown, targetTable, type StoredResult } from './lib/resultMarkdown';
 
-const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject, b13Cluster, b14HostileRequests, b15Recording];
+const all: Benchmark[] = [b1TimeToFirstToken, b2CpuPerToken, b3Throughput, b4ProviderTransport, b5BrowserSmoothness, b6CollaborationLatency, b6bBrowserCollaboration, b7Footprint, b8Autocomplete, b9StreamReading, b10TokenToScreen, b11AgentThread, b12FolderProject, b13Cluster, b14HostileRequests, b15Recording, b16Terminal];
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');

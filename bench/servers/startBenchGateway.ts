@@ -22,6 +22,7 @@ import {
   type GatewayConfig,
   type ModelRouter,
   type RunningServer,
+  type TerminalHost,
 } from '@flint/gateway';
 
 export interface BenchGatewayOptions {
@@ -46,6 +47,8 @@ export interface BenchGatewayOptions {
   webRoot?: string;
   /** The routed model's context window (the output cap is a quarter of it); default 128k. */
   contextTokens?: number;
+  /** Shared terminals (B15); none by default. */
+  terminals?: TerminalHost;
 }
 
 export interface BenchGateway {
@@ -93,7 +96,7 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
   const store = new SqliteStore(options.storeFile ?? join(dataDir!, 'flint.sqlite'));
   const gateway = createGateway(
     { ...options.config, agent: { ...defaultConfig.agent, ...unlimited, ...options.agent }, completion: { requestsPerSecond: 10_000, ...options.completion } },
-    { store, clock: systemClock, models },
+    { store, clock: systemClock, models, terminals: options.terminals },
   );
   const server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: options.webRoot ?? '/nonexistent', allowedOrigins: null, publicUrl: null, log: () => {} });
   return {

@@ -23,6 +23,8 @@ import type { Store } from './core/ports/Store';
 import { systemRandom } from './transport/systemRandom';
 
 /** What the gateway is given from outside: its adapters. Only a store and a clock are required. */
+import type { TerminalHost } from './core/TerminalHost';
+
 export interface GatewayPorts {
   store: Store;
   clock: Clock;
@@ -35,6 +37,8 @@ export interface GatewayPorts {
   bus?: ClusterBus;
   /** Where prompt rates and token budgets are counted (`RedisLimits` in a cluster); in memory by default. */
   limits?: SharedLimits;
+  /** Shared terminals and the agent's commands (`TerminalService`, decision 0033); off by default. */
+  terminals?: TerminalHost;
 }
 
 /** The gateway's settings: any of `defaultConfig`'s, and autocomplete's limits. */
@@ -86,6 +90,11 @@ export { startServer, type RunningServer, type ServerOptions } from './transport
 export { linkUrl } from './transport/restApi';
 export { systemClock } from './transport/systemClock';
 export { systemRandom } from './transport/systemRandom';
+// Shared terminals in their sandbox (issue 35).
+export type { TerminalHost } from './core/TerminalHost';
+export { defaultSandboxLimits, probeSandbox, sandboxCommand } from './terminal/Sandbox';
+export { TerminalService } from './terminal/TerminalService';
+export { workspaceFolders } from './terminal/workspaceFolders';
 export type { Random } from './core/ports/Random';
 // Recording and replay (issue 37).
 export { parseRecording, writeRecording, RECORDING_FORMAT, RECORDING_VERSION, RecordingError, type Recording, type RecordedFrame } from './recording/Recording';

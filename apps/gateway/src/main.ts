@@ -16,6 +16,7 @@ import {
   linkUrl,
   loadProviderConfig,
   NodeDisk,
+  probeSandbox,
   PostgresStore,
   ProviderConfigError,
   readiness,
@@ -25,6 +26,8 @@ import {
   startServer,
   systemClock,
   systemRandom,
+  TerminalService,
+  workspaceFolders,
   type Log,
   type ModelRouter,
   type Readiness,
@@ -40,6 +43,7 @@ import { Recordings } from './recording/Recordings';
 import { createPlaygroundApi } from './transport/playgroundApi';
 import { createRecordingApi } from './transport/recordingApi';
 import { createWorkspaceModelApi } from './transport/workspaceModelApi';
+import { isTerminalSettings } from '@flint/protocol';
 
 /** The composition root: reads the environment, wires store, gateway and server, seeds the demo. */
 const here = dirname(fileURLToPath(import.meta.url));
@@ -184,10 +188,48 @@ const config = folderArg
 const gatewayId = systemRandom.id('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
+/**
+ * Terminals run in bubblewrap (decision 0033). Where it cannot run they are off, unless the
+ * operator says, in so many words, to run them without a sandbox.
+ */
+function terminalMode(): ConstructorParameters<typeof TerminalService>[0]['mode'] {
+  if (redisUrl) return { kind: 'off', reason: 'Terminals run next to a folder on one gateway; this gateway is one of a cluster.' };
+  const probe = probeSandbox(join(dataDir, 'sandbox'));
+  if (probe.ok) return { kind: 'sandbox' };
+  if (env.FLINT_UNSAFE_TERMINAL_WITHOUT_SANDBOX === '1') {
+    log('warn', 'TERMINALS RUN WITHOUT A SANDBOX (FLINT_UNSAFE_TERMINAL_WITHOUT_SANDBOX=1): anyone the owner lets type can read and change everything this user can', { why: probe.reason });
+    return { kind: 'unsafe' };
+  }
+  log('warn', 'terminals are off', { why: probe.reason });
+  return { kind: 'off', reason: probe.reason };
+}
+let folder: Awaited<ReturnType<typeof openFolder>> | null = null;
+const terminals = new TerminalService({
+  mode: terminalMode(),
+  supportDir: join(dataDir, 'sandbox'),
+  folder: workspaceFolders({
+    folderProject: (workspaceId) => (folder && folder.workspaceId === workspaceId ? { root: folder.name, sync: folder.sync } : null),
+    holdRoom: (workspaceId) => gateway.holdRoom(workspaceId),
+    workRoot: join(dataDir, 'work'),
+    dataDir,
+    log,
+  }),
+  settings: {
+    get: (workspaceId) => {
+      const stored = store.getMeta(`terminal-settings:${workspaceId}`);
+      const parsed: unknown = stored ? JSON.parse(stored) : null;
+      if (!isTerminalSettings(parsed)) return null;
+      // A playground's sandboxes never reach the network, whatever its visitors set (issue 37).
+      return playgroundSetup ? { ...parsed, network: false } : parsed;
+    },
+    set: (workspaceId, settings) => store.setMeta(`terminal-settings:${workspaceId}`, JSON.stringify(settings)),
+  },
+  log,
+});
 // A model the workspace's owner connected from the agent panel goes first (issue 37).
 const meta = { get: (key: string) => store.getMeta(key), set: (key: string, value: string) => store.setMeta(key, value) };
 const workspaceModels = new WorkspaceModels({ meta, secrets: secretBoxAt(join(dataDir, 'secret-key')), clock: systemClock, log });
-const gateway = createGateway(config, { store, clock: systemClock, log, models: workspaceModels.router(models.router), bus, limits });
+const gateway = createGateway(config, { store, clock: systemClock, log, models: workspaceModels.router(models.router), bus, limits, terminals });
 if (bus) {
   try {
     await bus.start(gateway.cluster);
@@ -258,7 +300,7 @@ function readinessView(query: URLSearchParams): Readiness | Promise<Readiness> {
   return clusterReadiness(deps, query.get('redis') === 'optional');
 }
 
-const folder = folderArg ? await openFolder(folderArg) : null;
+folder = folderArg ? await openFolder(folderArg) : null;
 const projects = { get: (workspaceId: string) => (folder && folder.workspaceId === workspaceId ? folder.sync : null) };
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
 const recordings = new Recordings((id) => gateway.holdRoom(id), systemClock);
@@ -304,6 +346,7 @@ async function stop(signal: string): Promise<void> {
   log('info', 'shutting down', { signal });
   // What people typed reaches the disk before the process goes.
   playground?.stop();
+  await terminals.close();
   await folder?.sync.stop();
   folder?.release();
   await running.close();

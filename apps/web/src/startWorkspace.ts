@@ -3,6 +3,7 @@ import { connect } from './stores/connectionStore';
 import { bindWorkspaceModel } from './stores/modelConnectionStore';
 import { bindPresence } from './stores/presenceStore';
 import { bindProject } from './stores/projectStore';
+import { bindTerminals } from './stores/terminalStore';
 import { bindThread } from './stores/threadStore';
 import { bindWorkspace } from './stores/workspaceStore';
 
@@ -23,4 +24,5 @@ export function startWorkspace(workspaceId: string, token: string): void {
   bindThread(client);
   bindWorkspaceModel(client);
   bindProject(client);
+  bindTerminals(client);
 }

@@ -22,6 +22,8 @@ import {
   type SearchAnswer,
   type SearchQuery,
   type SearchRequest,
+  type TerminalMessage,
+  type TerminalRequest,
   type Role,
   type ServerMessage,
   type ThreadContext,
@@ -48,7 +50,7 @@ export type ConnectionStatus =
   | { kind: 'closed'; code: number; message: string };
 
 export type RequestResult =
-  | { ok: true; turnId?: string; answer?: SearchAnswer }
+  | { ok: true; turnId?: string; termId?: string; answer?: SearchAnswer }
   | { ok: false; code: RequestErrorCode | 'disconnected'; message: string; retryAfterMs?: number };
 
 export interface FlintClientOptions {
@@ -111,6 +113,7 @@ export class FlintClient {
   private readonly rttListeners = new Set<Listener<number>>();
   private readonly missingListeners = new Set<Listener<string>>();
   private readonly turnListeners = new Set<Listener<TurnInfo>>();
+  private readonly terminalListeners = new Set<Listener<TerminalMessage>>();
   private readonly faultListeners = new Set<Listener<RemoteFault>>();
   /** How many relayed frames this client could not apply (`onFault`). */
   faultCount = 0;
@@ -161,6 +164,17 @@ export class FlintClient {
   onDocMissing(listener: Listener<string>): () => void {
     this.missingListeners.add(listener);
     return () => this.missingListeners.delete(listener);
+  }
+
+  /** Shared terminals' state and output (`term.*`, SPEC [P40]–[P46]). */
+  onTerminal(listener: Listener<TerminalMessage>): () => void {
+    this.terminalListeners.add(listener);
+    return () => this.terminalListeners.delete(listener);
+  }
+
+  /** Terminal messages that get no answer (watch, keystrokes, resize); dropped while disconnected. */
+  sendTerminal(message: Extract<TerminalRequest, { type: 'term.watch' | 'term.input' | 'term.resize' }>): void {
+    if (this.status.kind === 'open') this.send(encodeControl(message));
   }
 
   onTurn(listener: Listener<TurnInfo>): () => void {
@@ -375,7 +389,7 @@ export class FlintClient {
       case 'result': {
         const resolve = this.pending.get(message.requestId);
         this.pending.delete(message.requestId);
-        if (message.ok) resolve?.(message.turnId ? { ok: true, turnId: message.turnId } : { ok: true });
+        if (message.ok) resolve?.({ ok: true, ...(message.turnId ? { turnId: message.turnId } : {}), ...(message.termId ? { termId: message.termId } : {}) });
         else {
           const retry = message.retryAfterMs !== undefined ? { retryAfterMs: message.retryAfterMs } : {};
           resolve?.({ ok: false, code: message.code, message: message.message, ...retry });
@@ -392,6 +406,12 @@ export class FlintClient {
       case 'complete.delta':
       case 'complete.result':
         return this.completions.receive(message);
+      case 'term.state':
+      case 'term.screen':
+      case 'term.output':
+      case 'term.typist':
+        for (const listener of this.terminalListeners) listener(message);
+        return;
       case 'search.result':
       case 'search.replaced': {
         const resolve = this.pending.get(message.requestId);
@@ -484,12 +504,12 @@ export class FlintClient {
   }
 
   /** Creates, renames, moves or deletes a file or folder; the gateway checks and applies it. */
-  request(op: DistributiveOmit<FileOp | AgentRequest | ThreadRequest | SearchRequest, 'requestId'>): Promise<RequestResult> {
+  request(op: DistributiveOmit<FileOp | AgentRequest | ThreadRequest | SearchRequest | Extract<TerminalRequest, { requestId: number }>, 'requestId'>): Promise<RequestResult> {
     if (this.status.kind !== 'open') {
       return Promise.resolve({ ok: false, code: 'disconnected', message: 'Not connected to the gateway.' });
     }
     const requestId = this.nextRequestId++;
-    const frame = encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest | SearchRequest);
+    const frame = encodeControl({ ...op, requestId } as FileOp | AgentRequest | ThreadRequest | SearchRequest | TerminalRequest);
     if (frame.byteLength > this.maxFrameBytes) {
       const message = `This request is ${Math.ceil(frame.byteLength / 1024)} KB, over the gateway's limit of ${Math.floor(this.maxFrameBytes / 1024)} KB; nothing was sent. Shorten it.`;
       return Promise.resolve({ ok: false, code: 'invalid_message', message });

@@ -1,5 +1,6 @@
 /** Control messages (channel 0), JSON-encoded. Split by direction, unions on `type`. */
 import { isReplaceFiles, isReplacement, isSearchQuery, type SearchAnswer, type SearchRequest } from './search';
+import { terminalChecks, type TerminalMessage, type TerminalRequest } from './terminal';
 import { isThreadContext, MAX_THREAD_MESSAGE, type ThreadRequest } from './thread';
 
 export type Role = 'owner' | 'editor' | 'viewer';
@@ -66,7 +67,8 @@ export type ClientMessage =
   | AgentRequest
   | ThreadRequest
   | CompletionRequest
-  | SearchRequest;
+  | SearchRequest
+  | TerminalRequest;
 
 export interface Limits {
   maxFrameBytes: number;
@@ -151,10 +153,11 @@ export type ServerMessage =
   | { type: 'pong'; sentAt: number }
   /** The doc does not exist (any more): a deleted file, or a wrong id. */
   | { type: 'doc.missing'; docId: string }
-  | { type: 'result'; requestId: number; ok: true; turnId?: string }
+  | { type: 'result'; requestId: number; ok: true; turnId?: string; termId?: string }
   | { type: 'result'; requestId: number; ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number }
   | { type: 'agent.turn'; turn: TurnInfo }
   | SearchAnswer
+  | TerminalMessage
   /** Model text of an in-flight completion, cut at its boundary; provisional ([P26]). */
   | { type: 'complete.delta'; requestId: number; text: string }
   /**
@@ -226,6 +229,7 @@ const clientChecks: Record<ClientMessage['type'], Check> = {
   'search.run': (m) => isInt(m.requestId) && isSearchQuery(m.query),
   'search.replace': (m) => isInt(m.requestId) && isSearchQuery(m.query) && isReplacement(m.replacement) && isReplaceFiles(m.fileIds),
   'search.undo': (m) => isInt(m.requestId),
+  ...terminalChecks,
 };
 
 /** Validates a parsed JSON value as a ClientMessage; null when it is not one ([P4]). */

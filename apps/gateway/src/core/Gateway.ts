@@ -23,6 +23,7 @@ import type { ClusterBus } from './ports/ClusterBus';
 import { ClusterNode } from './cluster/ClusterNode';
 import { RevocationWatch } from './cluster/RevocationWatch';
 import { Session } from './Session';
+import { terminalsOff, type TerminalHost } from './TerminalHost';
 import type * as Y from 'yjs';
 
 export interface GatewayOptions {
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   bus?: ClusterBus;
   /** Where prompt rates and token budgets are counted: shared by a cluster's gateways (`RedisLimits`); in memory by default. */
   limits?: SharedLimits;
+  /** Shared terminals (apps/gateway/src/terminal); off by default. */
+  terminals?: TerminalHost;
 }
 
 export interface CreatedWorkspace {
@@ -114,8 +117,9 @@ export class Gateway {
       rooms: this.rooms,
       log,
       agent,
-      thread: new ThreadService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, agent, limits),
+      thread: new ThreadService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, agent, limits, options.terminals ?? terminalsOff),
       extensions: this.extensions,
+      terminals: options.terminals ?? terminalsOff,
       sessionRefused: (linkId, address) => {
         const caps = config.sessions;
         if ((this.sessionsByLink.get(linkId)?.size ?? 0) >= caps.perLink) return `${caps.perLink} tabs are open with this link already`;
@@ -143,6 +147,7 @@ export class Gateway {
         const fromAddress = (this.sessionsByAddress.get(session.address) ?? 1) - 1;
         if (fromAddress > 0) this.sessionsByAddress.set(session.address, fromAddress);
         else this.sessionsByAddress.delete(session.address);
+        this.ctx.terminals.left(session, room.workspace.id);
         this.rooms.released(room);
       },
     };
@@ -319,6 +324,7 @@ export class Gateway {
   /** Closes every session (clients will reconnect) and unloads rooms, compacting their docs. */
   shutdown(): void {
     this.revocations.stop();
+    void this.ctx.terminals.close();
     for (const sessions of [...this.sessionsByLink.values()]) {
       for (const session of [...sessions]) session.close(CloseCode.GoingAway, 'gateway shutting down');
     }

@@ -9,6 +9,7 @@ import type { Random } from './ports/Random';
 import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
 import type { Session } from './Session';
+import type { TerminalHost } from './TerminalHost';
 import type { ThreadService } from './thread/ThreadService';
 
 
@@ -27,6 +28,8 @@ export interface GatewayContext {
   readonly thread: ThreadService;
   /** The features registered as extensions (search, completion, …): their namespaces and hooks. */
   readonly extensions: Extensions;
+  /** Shared terminals (off when the gateway was given none): `term.*` and the agent's commands. */
+  readonly terminals: TerminalHost;
   /** Why a new session of `linkId` from `address` may not open (a cap reached), or null. */
   sessionRefused(linkId: string, address: string): string | null;
   /** Updates waiting in sessions, all together: `take` says whether `bytes` more fit. */

@@ -13,6 +13,7 @@ import {
   type ClientMessage,
   type Role,
   type ServerMessage,
+  type TerminalRequest,
 } from '@flint/protocol';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
@@ -30,6 +31,7 @@ import type { OpResult, Room } from './Room';
 import type { AgentResult } from './agent/AgentService';
 import { nameKey, presentAs, restampState, type PeerUser } from './peerPresence';
 import { TokenBucket } from './TokenBucket';
+import type { TerminalPeer } from './TerminalHost';
 
 type State =
   | { phase: 'awaiting_hello'; timer: TimerHandle }
@@ -52,7 +54,7 @@ const snapshotFrameStates = 64;
  * edge (SPEC §Limits), then routes it: control messages, y-protocols sync and awareness per doc.
  * Anything the role does not allow closes the socket; other sessions never notice.
  */
-export class Session implements Connection, RoomSession {
+export class Session implements Connection, RoomSession, TerminalPeer {
   readonly sessionId: string;
   private state: State;
   private readonly bucket: TokenBucket;
@@ -170,6 +172,16 @@ export class Session implements Connection, RoomSession {
     return held;
   }
 
+  /** Terminal frames (`TerminalPeer`): control messages like any other. */
+  sendTerminal(message: ServerMessage): void {
+    this.sendControl(message);
+  }
+
+  /** A terminal adds nothing to a socket holding a quarter of what makes a tab slow: edits go first. */
+  terminalBacklogged(): boolean {
+    return this.socket.bufferedBytes > this.ctx.config.slowClientBytes / 4;
+  }
+
   private sendControl(message: ServerMessage): void {
     // A reply never overtakes the updates before it (a created file is in the index the client
     // has when its request resolves): what was held back goes first, full socket or not.
@@ -260,6 +272,7 @@ export class Session implements Connection, RoomSession {
     });
     // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
     for (const turn of this.ctx.agent.activeTurns(room)) this.sendControl({ type: 'agent.turn', turn });
+    this.ctx.terminals.joined(this, room.workspace.id);
   }
 
   private control(message: ClientMessage, room: Room): void {
@@ -301,6 +314,8 @@ export class Session implements Connection, RoomSession {
         return this.answer(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
       }
       default:
+        // `term.*` goes to the terminals the gateway was given ([P43]); the rest to its extension.
+        if (message.type.startsWith('term.')) return this.ctx.terminals.handle(message as TerminalRequest, this, room.workspace.id);
         return this.toExtension(message, room);
     }
   }
@@ -472,6 +487,8 @@ export class Session implements Connection, RoomSession {
       stamped.color = this.distinctColor(stamped.color, room);
     }
     this.shownAs = stamped;
+    // Terminals list people by name (who may type): a new name is news there too.
+    if (previous?.name !== stamped.name || previous?.color !== stamped.color) this.ctx.terminals.joined(this, room.workspace.id);
     return stamped;
   }
 

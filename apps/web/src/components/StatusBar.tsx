@@ -5,6 +5,7 @@ import { follow, usePresence } from '../stores/presenceStore';
 import { toggleProblems, useProblems } from '../stores/problemsStore';
 import { AgentHud } from './AgentHud';
 import { AutocompleteStatus } from './AutocompleteStatus';
+import { CheckStatus } from './CheckStatus';
 import { roleLabel } from './RoleBadge';
 
 function connectionText(status: ConnectionStatus): string {
@@ -100,6 +101,7 @@ export function StatusBar() {
       <AutocompleteStatus />
       {role && <span className="status-item" data-testid="status-role">{roleLabel(role)}</span>}
       <FollowingItem />
+      <CheckStatus />
       <span className="status-spacer" />
       <ProblemsItem />
       <EditorItems />

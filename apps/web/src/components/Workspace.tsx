@@ -6,6 +6,7 @@ import { closeActiveTab, editorWidgetOwnsKey, focusGroupEditor, toggleAgentPanel
 import { toggleProblems } from '../stores/problemsStore';
 import { toggleSidebar, usePalette } from '../stores/paletteStore';
 import { openSearch, useSearch } from '../stores/searchStore';
+import { toggleTerminalPanel } from '../stores/terminalStore';
 import { requestCreate, splitEditor, useWorkspace } from '../stores/workspaceStore';
 import { AgentPanel } from './AgentPanel';
 import { ChangesView } from './ChangesView';
@@ -21,6 +22,7 @@ import { ShareDialog } from './ShareDialog';
 import { SidebarResizer } from './SidebarResizer';
 import { StatusBar } from './StatusBar';
 import { TabSwitcher } from './TabSwitcher';
+import { TerminalPanel } from './TerminalPanel';
 import { TopBar } from './TopBar';
 
 /**
@@ -33,6 +35,13 @@ function useShortcuts(): void {
       if ((event.ctrlKey || event.metaKey) && !event.altKey && event.code === 'KeyS') {
         // Every keystroke is already saved; don't let habit open the browser's "Save page".
         event.preventDefault();
+        return;
+      }
+      if (event.ctrlKey && !event.altKey && !event.shiftKey && event.code === 'Backquote') {
+        // The terminal panel, as in VS Code (Ctrl+` on macOS too); over the terminal's own keys.
+        event.preventDefault();
+        event.stopPropagation();
+        toggleTerminalPanel();
         return;
       }
       // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
@@ -159,6 +168,7 @@ export default function Workspace() {
         <main className="editor-column">
           <EditorGroups />
           <ProblemsPanel />
+          <TerminalPanel />
         </main>
         <AgentPanel />
       </div>

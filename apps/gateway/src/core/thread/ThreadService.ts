@@ -1,3 +1,4 @@
+import { terminalsOff, type TerminalHost } from '../TerminalHost';
 import {
   FILE_TEXT_KEY,
   type AgentRoute,
@@ -61,6 +62,8 @@ export class ThreadService {
     private readonly metrics: Metrics,
     private readonly agent: AgentService,
     private readonly limits: SharedLimits,
+    /** Where the agent's `run_command` runs (the terminal extension; off: it is refused). */
+    private readonly commands: Pick<TerminalHost, 'runCommand'> = terminalsOff,
   ) {}
 
   /** A message that starts a turn answers once it is admitted (the limits may live in another process). */
@@ -251,6 +254,7 @@ export class ThreadService {
         moveFile: (from, to) => fileOps.rename(record.turnId, from, to),
         lastRead: (fileId) => reads.get(fileId),
         noteRead: (fileId, text) => reads.set(fileId, text),
+        runCommand: (command, signal) => this.commands.runCommand({ workspaceId: from.workspaceId, command, turnId: record.turnId, signal }),
       },
       onUsage: (tokens) => {
         this.agent.spend(from, tokens);

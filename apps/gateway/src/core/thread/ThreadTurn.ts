@@ -64,6 +64,8 @@ export class ThreadTurn {
   private record: ThreadTurnRecord;
   private readonly messages: ModelMessage[];
   private generation: AbortController | null = null;
+  /** The tool running now (a command): Stop ends it too. */
+  private toolRun: AbortController | null = null;
   private steers: Array<{ text: string; author: ThreadAuthor }> = [];
   private stopReason: string | null = null;
   private ended = false;
@@ -112,6 +114,7 @@ export class ThreadTurn {
     if (this.ended || this.stopReason !== null) return;
     this.stopReason = reason;
     this.generation?.abort();
+    this.toolRun?.abort();
     // A stop while no generation runs (between steps) ends the turn here.
     if (!this.generation) this.finish('cancelled', null);
   }
@@ -124,6 +127,7 @@ export class ThreadTurn {
     if (this.ended) return;
     this.stopReason ??= 'Stopped.';
     this.generation?.abort();
+    this.toolRun?.abort();
     if (this.step) {
       this.flush();
       this.endStep(true);
@@ -140,6 +144,7 @@ export class ThreadTurn {
     if (this.ended) return;
     this.stopReason ??= message;
     this.generation?.abort();
+    this.toolRun?.abort();
     this.clearFlush();
     this.finish('failed', { code: 'internal', message });
   }
@@ -443,7 +448,8 @@ export class ThreadTurn {
       if (state.patch) output = state.patch.stream.summary();
       else if (repeated) output = 'You already made this call with the same arguments; the turn stops here.';
       else {
-        const outcome = await runTool(this.options.workspace, state.call.name, state.call.arguments, this.options.clock);
+        this.toolRun = new AbortController();
+        const outcome = await runTool(this.options.workspace, state.call.name, state.call.arguments, this.options.clock, this.toolRun.signal).finally(() => (this.toolRun = null));
         // A search yields to I/O: the turn may have been stopped meanwhile.
         if (this.ended) return null;
         output = outcome.output;

@@ -1,6 +1,7 @@
 import type { ToolSpec } from '../ports/ModelProvider';
 import type { Clock } from '../ports/Clock';
 import { searchFiles } from '../search/searchFiles';
+import type { CommandOutcome } from '../TerminalHost';
 
 /** What the tools can see and do: the workspace's files, by path, confined to it. */
 export interface ToolWorkspace {
@@ -10,6 +11,8 @@ export interface ToolWorkspace {
   read(path: string): { fileId: string; text: string } | null;
   rename(from: string, to: string): { ok: true } | { ok: false; message: string };
   remove(path: string): { ok: true } | { ok: false; message: string };
+  /** Runs a shell command in the workspace's sandbox, as its owner's policy allows ([P45]). */
+  runCommand?(command: string, signal: AbortSignal): Promise<CommandOutcome>;
 }
 
 export interface ToolOutcome {
@@ -32,6 +35,7 @@ const maxMatches = 100;
 const pathParam = (description: string) => ({ type: 'string', description });
 
 export const APPLY_PATCH = 'apply_patch';
+export const RUN_COMMAND = 'run_command';
 
 /** The tools offered to models that call tools (Chat Completions `tools`, Responses function tools). */
 export const THREAD_TOOLS: ToolSpec[] = [
@@ -67,6 +71,12 @@ export const THREAD_TOOLS: ToolSpec[] = [
     parameters: { type: 'object', properties: { patch: { type: 'string', description: 'The whole patch.' } }, required: ['patch'], additionalProperties: false },
   },
   {
+    name: RUN_COMMAND,
+    description:
+      "Run a shell command (bash) in the workspace's folder, in a sandbox: tests, type checks, builds. No network unless the owner allows it. The people in the workspace may have to approve it first. Returns the exit code and the output (long output is cut in the middle).",
+    parameters: { type: 'object', properties: { command: { type: 'string', description: 'The command line, e.g. "npm test".' } }, required: ['command'], additionalProperties: false },
+  },
+  {
     name: 'rename_file',
     description: 'Rename or move a file or folder.',
     parameters: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } }, required: ['from', 'to'], additionalProperties: false },
@@ -87,7 +97,7 @@ const int = (value: unknown): number | undefined => (typeof value === 'number' &
  * the model: anything malformed is an answer telling it so, never an exception. A search yields
  * to I/O through `clock` between slices of its work (searchFiles).
  */
-export async function runTool(workspace: ToolWorkspace, name: string, argumentsText: string, clock: Pick<Clock, 'afterIo'>): Promise<ToolOutcome> {
+export async function runTool(workspace: ToolWorkspace, name: string, argumentsText: string, clock: Pick<Clock, 'afterIo'>, signal: AbortSignal = new AbortController().signal): Promise<ToolOutcome> {
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(argumentsText || '{}');
@@ -142,6 +152,19 @@ export async function runTool(workspace: ToolWorkspace, name: string, argumentsT
         ok: true,
         output: (matches.length ? matches.join('\n') + more : 'No matches.') + stopped,
         summary: `searched "${query.slice(0, 60)}" (${total} match${total === 1 ? '' : 'es'}${stoppedAt === null ? '' : ', stopped early'})`,
+      };
+    }
+    case RUN_COMMAND: {
+      const command = str(args.command)?.trim();
+      if (!command) return { ok: false, output: 'run_command needs a non-empty "command".', summary: 'run: no command' };
+      const shown = command.length > 80 ? `${command.slice(0, 79)}…` : command;
+      const outcome: CommandOutcome = workspace.runCommand ? await workspace.runCommand(command, signal) : { ran: false, reason: 'Commands do not run here.' };
+      if (!outcome.ran) return { ok: false, output: `The command was not run: ${outcome.reason}`, summary: `not run: ${shown} — ${outcome.reason}` };
+      const how = outcome.stopped ? 'stopped' : `exit ${outcome.exitCode}`;
+      return {
+        ok: !outcome.stopped && outcome.exitCode === 0,
+        output: `$ ${command}\n${outcome.output}\n[${how}]`,
+        summary: `ran ${shown} → ${how} (approved by ${outcome.approvedBy})`,
       };
     }
     case 'rename_file': {
