@@ -140,7 +140,8 @@ function openStore(): Store {
 const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
-const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } } : {};
+// A folder's files are listed, not documents, until opened (issue 36): a large repository fits.
+const config = folderArg ? { limits: { ...defaultConfig.limits, maxFiles: 100_000 } } : {};
 const gatewayId = generateId('g');
 const bus = redisUrl ? new RedisBus({ url: redisUrl, gatewayId, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
 const limits = redisUrl ? new RedisLimits({ url: redisUrl, log, prefix: env.FLINT_REDIS_PREFIX || undefined }) : undefined;
