@@ -53,6 +53,12 @@ interface Synced {
   mode: number | undefined;
   /** What the disk held then (`contentDigest`; null: no file): a write replaces only that. */
   digest: string | null;
+  /**
+   * Made empty because its file had gone when it was first opened (moved or deleted, the
+   * watcher's event not taken in yet): what the disk shows next is added to what was typed, not
+   * merged against an empty base (where the document would win, and the disk's text be lost).
+   */
+  provisional?: true;
 }
 
 /**
@@ -364,8 +370,10 @@ export class FolderSync implements FolderProject {
         if (current !== decoded.text) this.scheduleWrite(fileId);
         return;
       }
-      // Never synced before (a workspace opened from this folder for the first time): the disk's text.
-      const merged = base === null ? decoded.text : mergeText(current, base, decoded.text);
+      // Never synced before (a workspace opened from this folder for the first time): the disk's
+      // text. Made empty while its file was away: the disk's text, then what was typed.
+      const provisional = this.synced.get(fileId)?.provisional === true;
+      const merged = base === null ? decoded.text : provisional ? (current === '' ? decoded.text : `${current}${current.endsWith('\n') ? '' : '\n'}${decoded.text}`) : mergeText(current, base, decoded.text);
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
       this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
@@ -576,9 +584,13 @@ export class FolderSync implements FolderProject {
   private readonly source: DocSource = {
     fill: (fileId, path) => {
       const file = this.disk.readSync(this.spelling.onDisk(path));
-      // Gone from disk, its event not taken in yet (a move, a delete): an empty document, never
-      // synced. The event decides: a move brings the disk's text in, a delete takes it away.
-      if (!file) return '';
+      // Gone from disk, its event not taken in yet (a move, a delete): an empty document, synced
+      // as empty for now (in memory only). The event decides: a move brings the disk's text in
+      // beside anything typed meanwhile, a delete takes the entry away unless something was typed.
+      if (!file) {
+        this.synced.set(fileId, { base: '', format: { bom: false, crlf: false }, mode: undefined, digest: null, provisional: true });
+        return '';
+      }
       const decoded = decodeText(file.bytes);
       if (!decoded) {
         // Not text any more (it was when listed): a binary entry, as the listing would have made it.
