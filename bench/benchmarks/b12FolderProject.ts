@@ -87,14 +87,20 @@ export const b12FolderProject: Benchmark = {
       }
       if (!ctx.smoke) await openForClient(single, freshDataDir(), webRoot, 'one file');
       for (let rep = 0; rep < plan.repetitions; rep++) {
-        const clientUnits = ['client one file', 'client repository', 'client floors', ...(large ? (['client large', 'client large floors'] as const) : [])] as const;
+        const variantRoot = env('BENCH_VARIANT_ROOT');
+        const clientUnits = ['client one file', 'client repository', 'client floors', ...(large ? (['client large', 'client large floors'] as const) : []), ...(variantRoot ? (['client before'] as const) : [])] as const;
         for (const unit of shuffled([...(plan.clientOnly ? [] : (['one file', 'repository', 'floors'] as const)), ...clientUnits])) {
           if (unit.startsWith('client')) {
             started = performance.now();
             if (unit === 'client one file') clientRuns.push(await openForClient(single, freshDataDir(), webRoot, 'one file'));
             else if (unit === 'client floors') clientFloors.push(await clientFloor(repo, 'repository', lsFiles));
             else if (unit === 'client large floors') clientFloors.push(await clientFloor(large!, 'large', lsFiles));
-            else {
+            else if (unit === 'client before') {
+              const dataDir = freshDataDir();
+              clientRuns.push(await openForClient(repo, dataDir, webRoot, 'before: cold', variantRoot));
+              clientRuns.push(await openForClient(repo, dataDir, webRoot, 'before: warm', variantRoot));
+              rmSync(dataDir, { recursive: true, force: true });
+            } else {
               const target = unit === 'client large' ? large! : repo;
               const dataDir = freshDataDir();
               clientRuns.push(await openForClient(target, dataDir, webRoot, unit === 'client large' ? 'large cold' : 'cold'));

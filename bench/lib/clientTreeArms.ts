@@ -19,7 +19,7 @@ import type { Table } from './printTable';
 import type { SyntheticRepo } from './syntheticRepo';
 import { until } from './until';
 
-export type ClientArm = 'one file' | 'cold' | 'warm' | 'large cold' | 'large warm';
+export type ClientArm = 'one file' | 'cold' | 'warm' | 'large cold' | 'large warm' | 'before: cold' | 'before: warm';
 
 export interface ClientRun {
   arm: ClientArm;
@@ -47,8 +47,8 @@ export interface ClientFloor {
 }
 
 /** Opens `repo` with `dataDir`, connects a client as soon as the link is printed, waits for every file in its index. */
-export async function openForClient(repo: SyntheticRepo, dataDir: string, webRoot: string, arm: ClientArm): Promise<ClientRun> {
-  const gateway = await FolderGateway.start({ folder: repo.root, dataDir, webRoot, readyTimeoutMs: 600_000 });
+export async function openForClient(repo: SyntheticRepo, dataDir: string, webRoot: string, arm: ClientArm, root?: string): Promise<ClientRun> {
+  const gateway = await FolderGateway.start({ folder: repo.root, dataDir, webRoot, readyTimeoutMs: 600_000, root });
   try {
     const url = new URL(gateway.ownerUrl);
     const workspaceId = url.pathname.split('/').at(-1)!;
@@ -122,9 +122,10 @@ export function clientTreeReport(runs: ClientRun[], floors: ClientFloor[], files
     return values.length ? percentile(values, q) : Number.NaN;
   };
   const mib = (bytes: number) => bytes / 2 ** 20;
-  const arms: ClientArm[] = ['one file', 'cold', 'warm', 'large cold', 'large warm'];
+  const arms: ClientArm[] = ['one file', 'before: cold', 'before: warm', 'cold', 'warm', 'large cold', 'large warm'];
   const present = arms.filter((arm) => runs.some((r) => r.arm === arm));
   const floorOf = (arm: ClientArm) => (arm.startsWith('large') ? 'large' : 'repository');
+  // BENCH_VARIANT_ROOT's arms: the code before the change (bench/makeVariant.ts), in the same run.
   const table: Table = {
     title: `B12 spawn → a client holds the whole tree (ms; p50 / p90; no browser)`,
     columns: ['arm', 'files', 'runs', 'owner link p50', 'FolderSync.start p50', 'tree p50', 'tree p90', 'tree − one file', 'tree ÷ Node walk', 'RSS MiB (GC\'d)', 'peak RSS MiB', 'docs loaded', 'data folder MiB'],
@@ -144,7 +145,7 @@ export function clientTreeReport(runs: ClientRun[], floors: ClientFloor[], files
       mib(p(arm, (r) => r.dataBytes)),
     ]),
     notes: [
-      'Each arm spawns main.ts on the folder with a data folder (fresh for cold; the cold one again for warm); a FlintClient connects when the owner link is printed; "tree" is spawn → its index holds every file. Floors below, in the same run, interleaved.',
+      '"before:" arms run main.ts from BENCH_VARIANT_ROOT (the code before the change, bench/makeVariant.ts) on the same repository, interleaved with the others. Each arm spawns main.ts on the folder with a data folder (fresh for cold; the cold one again for warm); a FlintClient connects when the owner link is printed; "tree" is spawn → its index holds every file. Floors below, in the same run, interleaved.',
     ],
   };
   const floorTable: Table = {
