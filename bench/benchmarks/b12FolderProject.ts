@@ -13,7 +13,7 @@
  * - floors: `git ls-files`, `git status --porcelain`, and a plain Node walk reading every tracked
  *   file (readdir + readFile, in this process) on the same repository.
  * Each open: spawn → owner link printed (and main.ts's `"folder opened"` ms) → the page shows a
- * tree row for every file and folder (bench/lib/treeProbe.ts); then the gateway's memory after a
+ * tree holding every file, with rows painted (bench/lib/treeProbe.ts; the tree is virtualised); then the gateway's memory after a
  * full GC with the page connected and again after it left, its peak RSS, and `flint_docs_loaded`.
  * Client arms (issue 36, bench/lib/clientTreeArms.ts): spawn → a FlintClient holds the whole
  * tree, no browser, for the one-file folder, the repository cold and warm, and a large one
@@ -147,7 +147,8 @@ function describeFloors(floor: FloorRun): string {
 
 /** Opens `repo` with `dataDir`: spawn → owner link → memory → the page's complete, interactive tree → memory. */
 async function openOnce(browser: Browser, repo: SyntheticRepo, dataDir: string, webRoot: string, arm: OpenArm, rep: number): Promise<OpenRun> {
-  const rows = repo.tracked.length + repo.folders;
+  // The files the page's tree must hold (it is virtualised: its rows are those in view).
+  const rows = repo.tracked.length;
   // A fresh context (no cache, no storage) per open: the link opened for the first time.
   const context = await browser.newContext({ viewport: { width: 1360, height: 820 } });
   await context.addInitScript({ content: `globalThis.__name = (f) => f; window.__benchTreeRows = ${rows}; (${installTreeProbe.toString()})();` });

@@ -52,6 +52,12 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
   const marks = useProject((s) => s.marks);
 
   const tree = useMemo(() => buildTree(entries), [entries]);
+  /** Files in the index: the tree says how many it holds (B12's probe reads it; rows in view are fewer). */
+  const fileCount = useMemo(() => {
+    let count = 0;
+    for (const entry of entries.values()) if (entry.kind === 'file') count++;
+    return count;
+  }, [entries]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   // A large tree starts collapsed but for the folders of the open tabs (issue 36); a small one open.
   const [startedCollapsed, setStartedCollapsed] = useState(false);
@@ -341,6 +347,7 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
         ref={treeRef}
         className={dropTarget?.folder === '' ? 'tree tree--drop' : 'tree'}
         data-testid="file-tree"
+        data-files={fileCount}
         role="tree"
         tabIndex={0}
         onKeyDown={onKeyDown}
