@@ -13,8 +13,12 @@
  * - floors: `git ls-files`, `git status --porcelain`, and a plain Node walk reading every tracked
  *   file (readdir + readFile, in this process) on the same repository.
  * Each open: spawn → owner link printed (and main.ts's `"folder opened"` ms) → the page shows a
- * tree row for every file and folder (bench/lib/treeProbe.ts); then the gateway's memory after a
+ * tree holding every file, with rows painted (bench/lib/treeProbe.ts; the tree is virtualised); then the gateway's memory after a
  * full GC with the page connected and again after it left, its peak RSS, and `flint_docs_loaded`.
+ * Client arms (issue 36, bench/lib/clientTreeArms.ts): spawn → a FlintClient holds the whole
+ * tree, no browser, for the one-file folder, the repository cold and warm, and a large one
+ * (B12_LARGE files, 50,000 in the full run, none in the smoke), beside their floors.
+ * B12_CLIENT=only runs only those.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -25,6 +29,7 @@ import type { Browser } from '@playwright/test';
 import type { Benchmark, BenchReport } from '../lib/Benchmark';
 import { ensureBuilt, ideWebRoot, launchProbedBrowser, profileDir, profilePage, profiling } from '../lib/browserHarness';
 import { epochNow, FolderGateway } from '../lib/FolderGateway';
+import { clientFloor, clientTreeReport, openForClient, type ClientFloor, type ClientRun } from '../lib/clientTreeArms';
 import { folderProjectReport, type FloorRun, type OpenArm, type OpenRun } from '../lib/folderProjectReport';
 import { shuffled } from '../lib/shuffled';
 import { generateRepo, oneFileRepo, type SyntheticRepo } from '../lib/syntheticRepo';
@@ -43,15 +48,20 @@ export const b12FolderProject: Benchmark = {
       files: Number(env('B12_FILES') ?? (ctx.smoke ? 150 : 5000)),
       ignoredFiles: Number(env('B12_IGNORED') ?? (ctx.smoke ? 100 : 3000)),
       repetitions: Number(env('B12_REPS') ?? (ctx.smoke ? 1 : 5)),
+      largeFiles: Number(env('B12_LARGE') ?? (ctx.smoke ? 0 : 50_000)),
+      clientOnly: env('B12_CLIENT') === 'only',
     };
-    if (env('B12_NO_BUILD') === '1') ctx.log('B12_NO_BUILD=1: the IDE as built in apps/web/dist, however stale');
+    if (plan.clientOnly) ctx.log('B12_CLIENT=only: no browser arms, the IDE is not built');
+    else if (env('B12_NO_BUILD') === '1') ctx.log('B12_NO_BUILD=1: the IDE as built in apps/web/dist, however stale');
     else ensureBuilt(ctx.log);
     const webRoot = ideWebRoot();
-    if (!existsSync(join(webRoot, 'index.html'))) throw new Error(`${webRoot} holds no built IDE (npm run build)`);
+    if (!plan.clientOnly && !existsSync(join(webRoot, 'index.html'))) throw new Error(`${webRoot} holds no built IDE (npm run build)`);
 
     let started = performance.now();
     const repo = generateRepo({ files: plan.files, ignoredFiles: plan.ignoredFiles });
     const single = oneFileRepo();
+    const large = plan.largeFiles > 0 ? generateRepo({ files: plan.largeFiles, ignoredFiles: plan.ignoredFiles * 4, seed: 36 }) : null;
+    if (large) ctx.log(`generated ${large.root}: ${large.tracked.length} tracked files in ${large.folders} folders, ${(large.textBytes / 1e6).toFixed(1)} MB of text`);
     ctx.log(
       `generated ${repo.root}: ${repo.tracked.length} tracked files in ${repo.folders} folders, ${(repo.textBytes / 1e6).toFixed(1)} MB of text, ${repo.binaryFiles} binary; ${repo.ignoredFiles} ignored files (${((performance.now() - started) / 1000).toFixed(1)} s)`,
     );
@@ -59,6 +69,9 @@ export const b12FolderProject: Benchmark = {
     await unused.close();
     const runs: OpenRun[] = [];
     const floors: FloorRun[] = [];
+    const clientRuns: ClientRun[] = [];
+    const clientFloors: ClientFloor[] = [];
+    const lsFiles = async (root: string) => (await timeCommand('git', ['ls-files'], root)).ms;
     const dataDirs: string[] = [];
     const freshDataDir = () => {
       const dir = mkdtempSync(join(tmpdir(), 'flint-bench-b12-data-'));
@@ -68,12 +81,37 @@ export const b12FolderProject: Benchmark = {
     try {
       // Not measured: tsx's compile cache, Chromium and the IDE's bundle warm, as on a laptop.
       // Smoke skips it: it proves B12 runs.
-      if (!ctx.smoke) {
+      if (!ctx.smoke && !plan.clientOnly) {
         await openOnce(browser, single, freshDataDir(), webRoot, 'one file', -1);
         ctx.progress('warm-up open (one file)');
       }
+      if (!ctx.smoke) await openForClient(single, freshDataDir(), webRoot, 'one file');
       for (let rep = 0; rep < plan.repetitions; rep++) {
-        for (const unit of shuffled(['one file', 'repository', 'floors'] as const)) {
+        const variantRoot = env('BENCH_VARIANT_ROOT');
+        const clientUnits = ['client one file', 'client repository', 'client floors', ...(large ? (['client large', 'client large floors'] as const) : []), ...(variantRoot ? (['client before'] as const) : [])] as const;
+        for (const unit of shuffled([...(plan.clientOnly ? [] : (['one file', 'repository', 'floors'] as const)), ...clientUnits])) {
+          if (unit.startsWith('client')) {
+            started = performance.now();
+            if (unit === 'client one file') clientRuns.push(await openForClient(single, freshDataDir(), webRoot, 'one file'));
+            else if (unit === 'client floors') clientFloors.push(await clientFloor(repo, 'repository', lsFiles));
+            else if (unit === 'client large floors') clientFloors.push(await clientFloor(large!, 'large', lsFiles));
+            else if (unit === 'client before') {
+              const dataDir = freshDataDir();
+              clientRuns.push(await openForClient(repo, dataDir, webRoot, 'before: cold', variantRoot));
+              clientRuns.push(await openForClient(repo, dataDir, webRoot, 'before: warm', variantRoot));
+              rmSync(dataDir, { recursive: true, force: true });
+            } else {
+              const target = unit === 'client large' ? large! : repo;
+              const dataDir = freshDataDir();
+              clientRuns.push(await openForClient(target, dataDir, webRoot, unit === 'client large' ? 'large cold' : 'cold'));
+              clientRuns.push(await openForClient(target, dataDir, webRoot, unit === 'client large' ? 'large warm' : 'warm'));
+              rmSync(dataDir, { recursive: true, force: true });
+            }
+            const last = unit.endsWith('floors') ? clientFloors.at(-1)! : clientRuns.at(-1)!;
+            ctx.log(`repetition ${rep + 1}, ${unit}: ${JSON.stringify(last, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+            ctx.progress(unit);
+            continue;
+          }
           started = performance.now();
           if (unit === 'floors') floors.push(await measureFloors(repo));
           else if (unit === 'one file') runs.push(await openOnce(browser, single, freshDataDir(), webRoot, 'one file', rep));
@@ -90,9 +128,12 @@ export const b12FolderProject: Benchmark = {
       }
     } finally {
       await browser.close();
-      for (const dir of [repo.root, single.root, ...dataDirs]) rmSync(dir, { recursive: true, force: true });
+      for (const dir of [repo.root, single.root, ...(large ? [large.root] : []), ...dataDirs]) rmSync(dir, { recursive: true, force: true });
     }
-    return folderProjectReport({ ...plan, repo: { tracked: repo.tracked.length, folders: repo.folders, textBytes: repo.textBytes, binaryFiles: repo.binaryFiles, binaryBytes: repo.binaryBytes, ignoredFiles: repo.ignoredFiles } }, runs, floors);
+    const client = clientTreeReport(clientRuns, clientFloors, { repository: repo.tracked.length, large: large?.tracked.length ?? 0 });
+    if (plan.clientOnly) return { tables: client.tables, targets: client.targets, data: { plan, clientRuns, clientFloors } };
+    const report = folderProjectReport({ ...plan, repo: { tracked: repo.tracked.length, folders: repo.folders, textBytes: repo.textBytes, binaryFiles: repo.binaryFiles, binaryBytes: repo.binaryBytes, ignoredFiles: repo.ignoredFiles } }, runs, floors);
+    return { tables: [...client.tables, ...report.tables], targets: [...client.targets, ...report.targets], data: { ...report.data, clientRuns, clientFloors } };
   },
 };
 
@@ -106,7 +147,8 @@ function describeFloors(floor: FloorRun): string {
 
 /** Opens `repo` with `dataDir`: spawn → owner link → memory → the page's complete, interactive tree → memory. */
 async function openOnce(browser: Browser, repo: SyntheticRepo, dataDir: string, webRoot: string, arm: OpenArm, rep: number): Promise<OpenRun> {
-  const rows = repo.tracked.length + repo.folders;
+  // The files the page's tree must hold (it is virtualised: its rows are those in view).
+  const rows = repo.tracked.length;
   // A fresh context (no cache, no storage) per open: the link opened for the first time.
   const context = await browser.newContext({ viewport: { width: 1360, height: 820 } });
   await context.addInitScript({ content: `globalThis.__name = (f) => f; window.__benchTreeRows = ${rows}; (${installTreeProbe.toString()})();` });

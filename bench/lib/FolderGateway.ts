@@ -27,6 +27,8 @@ export interface FolderGatewayOptions {
   webRoot: string;
   /** Spawn → owner link printed, at most (a 5,000-file open on a busy machine takes a while). */
   readyTimeoutMs?: number;
+  /** The checkout whose main.ts runs (default: this one; `BENCH_VARIANT_ROOT` for the code before a change). */
+  root?: string;
 }
 
 export interface GatewayStats {
@@ -61,8 +63,9 @@ export class FolderGateway {
       ...(process.env.BENCH_CPU_PROF === '1' && { BENCH_CPU_PROF: '1' }),
     };
     const spawnedAt = epochNow();
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', probe, join(repoRoot, 'apps', 'gateway', 'src', 'main.ts'), '--port', '0', options.folder], {
-      cwd: repoRoot,
+    const root = options.root ?? repoRoot;
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', probe, join(root, 'apps', 'gateway', 'src', 'main.ts'), '--port', '0', options.folder], {
+      cwd: root,
       env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

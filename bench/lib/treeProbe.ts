@@ -1,7 +1,8 @@
 /**
  * B12's instrument in the IDE page, injected before its scripts run: when the file tree first
- * showed a row for every file and folder of the workspace (the start of the animation frame that
- * painted them, as bench/lib/browserProbe.ts counts frames), when the page's WebSocket opened and
+ * showed rows while holding every file of the workspace (its `data-files`; the tree is virtualised
+ * and a large one starts collapsed, issue 36, so the page never has a row per file) (the start of
+ * the animation frame that painted them, as bench/lib/browserProbe.ts counts frames), when the page's WebSocket opened and
  * what it received until then (the index arrives as the largest message), and its frames from then
  * on: the tree answers a click once the main thread is free. `interactiveAt` is the end of the
  * last frame longer than 50 ms before the first second of frames all ≤ 50 ms (Lighthouse's time
@@ -10,7 +11,7 @@
  * from long-animation-frame entries: those are delivered in a later task, so a waiter polling
  * for them can read "quiet" in the middle of a long freeze.
  * `installTreeProbe` runs in the page: it must not use anything from this module's scope; it
- * reads the number of rows to wait for from `window.__benchTreeRows`.
+ * reads the number of files to wait for from `window.__benchTreeRows`.
  */
 
 export interface TreeProbeData {
@@ -22,9 +23,9 @@ export interface TreeProbeData {
   messages: Array<[number, number]>;
   /** Start of the first frame that painted any tree row. */
   firstRowAt: number | null;
-  /** Start of the first frame that painted `__benchTreeRows` rows. */
+  /** Start of the first frame that painted rows of a tree holding `__benchTreeRows` files. */
   treeAt: number | null;
-  /** Rows (tree items) the tree held then, and how many were files. */
+  /** Rows (tree items) in the page then, and the files the tree held. */
   rows: number;
   fileRows: number;
   /** [start epoch ms, ms] of every frame longer than 50 ms after `treeAt`, until `interactiveAt`. */
@@ -75,13 +76,13 @@ export function installTreeProbe(): void {
     }
     const tree = document.querySelector('[data-testid="file-tree"]');
     if (tree && state.firstRowAt === null && tree.querySelector('[data-testid="tree-item"]')) state.firstRowAt = at;
-    // childElementCount first: counting thousands of rows every frame would be the probe's own cost.
-    if (tree && tree.childElementCount >= expected) {
+    const files = Number(tree?.getAttribute('data-files') ?? 0);
+    if (tree && files >= expected) {
       const rows = tree.querySelectorAll('[data-testid="tree-item"]');
-      if (rows.length >= expected) {
+      if (rows.length > 0) {
         state.treeAt = last = at;
         state.rows = rows.length;
-        state.fileRows = tree.querySelectorAll('[data-testid="tree-item"][data-kind="file"]').length;
+        state.fileRows = files;
         const timing = nav();
         if (timing && timing.domContentLoadedEventEnd > 0) state.domContentLoadedAt = performance.timeOrigin + timing.domContentLoadedEventEnd;
       }

@@ -179,9 +179,10 @@ function openStore(): Store {
 const store = openStore();
 const models = loadModels();
 // A real project may hold many more files than the demo's limit.
+// A folder's files are listed, not documents, until opened (issue 36): a large repository fits.
 // A playground's model budgets: per workspace and for the whole gateway, per hour (decision 0032).
 const config = folderArg
-  ? { limits: { ...defaultConfig.limits, maxFiles: 20_000 } }
+  ? { limits: { ...defaultConfig.limits, maxFiles: 100_000 } }
   : playgroundSetup
     ? { agent: { ...defaultConfig.agent, threadTokensPerWorkspaceHour: playgroundSetup.settings.tokensPerWorkspaceHour, instanceTokensPerHour: playgroundSetup.settings.tokensPerHour } }
     : {};

@@ -49,6 +49,10 @@ export class MemoryDisk implements Disk {
     return this.files.get(path) ?? null;
   }
 
+  readSync(path: string): { bytes: Uint8Array; mode: number } | null {
+    return this.files.get(path) ?? null;
+  }
+
   async write(path: string, bytes: Uint8Array, mode?: number, expected?: string | null): Promise<boolean> {
     const existed = this.files.has(path);
     if (expected !== undefined && (existed ? contentDigest(this.files.get(path)!.bytes) : null) !== expected) return false;

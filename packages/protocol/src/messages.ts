@@ -19,7 +19,11 @@ export const FILE_TEXT_KEY = 'content';
  * document (re-saved in another encoding, or grown past the largest text it syncs); the document
  * keeps everything typed but is not written to disk until the file is text again. A tab says so.
  */
-export type IndexEntry = { kind: 'file'; fileId: string; binary?: true; bytes?: number; unsynced?: UnsyncedReason } | { kind: 'folder' };
+/**
+ * `listed`: a folder project's file known by its listing only — no document yet, the disk holds
+ * its text; the gateway makes its document when someone (or the agent) first opens or edits it.
+ */
+export type IndexEntry = { kind: 'file'; fileId: string; binary?: true; bytes?: number; unsynced?: UnsyncedReason; listed?: true } | { kind: 'folder' };
 
 /** Why a folder project's document stopped reaching its file: not UTF-8 text any more, or too large. */
 export type UnsyncedReason = 'not-text' | 'too-large';

@@ -92,6 +92,8 @@ export class LiveDoc {
   private destroyed = false;
 
   private readonly docKey: string;
+  /** Nothing was stored for this doc when it loaded: it is new (a folder project fills it from its file). */
+  readonly fresh: boolean;
 
   constructor(
     readonly workspaceId: string,
@@ -102,6 +104,7 @@ export class LiveDoc {
     this.doc = new Y.Doc({ guid: this.docKey });
     const stored = ctx.store.loadDoc(this.docKey);
     this.storedBytes = stored.bytes;
+    this.fresh = stored.updates.length === 0;
     this.updatesSinceCompaction = stored.updates.length;
     if (stored.updates.length > 0) this.load(stored.updates);
     this.doc.on('update', this.onUpdate);

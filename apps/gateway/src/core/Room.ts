@@ -34,6 +34,20 @@ interface TreeIndex {
   files: number;
 }
 
+/**
+ * Where a listed file's text comes from (a folder project: its disk). The kernel knows nothing of
+ * folders; a folder project sets one on its room.
+ */
+export interface DocSource {
+  /**
+   * The text a listed file's new document starts with, read now; the source takes it as synced.
+   * Null: it has none (gone, or not text: the source changed its entry), and no document is made.
+   */
+  fill(fileId: string, path: string): string | null;
+  /** The file's text as it is now, without making a document; null when it has none. */
+  peek(fileId: string, path: string): string | null;
+}
+
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
 
 const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false, code, message });
@@ -63,6 +77,8 @@ export class Room {
    * link on disk), or null: such a path is never created, renamed onto, moved or deleted.
    */
   readonly pathGuards = new Set<(path: string) => string | null>();
+  /** A folder project's disk: listed files (no document yet) are read from it (issue 36). */
+  docSource: DocSource | null = null;
   private treeIndex: TreeIndex | null = null;
   private readonly files = new Map<string, LiveDoc>();
 
@@ -214,13 +230,59 @@ export class Room {
     const loaded = this.files.get(docId);
     if (loaded) return loaded;
     if (!this.fileExists(docId)) return null;
+    const path = this.pathOf(docId)!;
+    const entry = this.entries.get(path);
+    const listed = entry?.kind === 'file' && entry.listed === true;
     const doc = this.load(docId);
+    if (listed && !this.fromSource(docId, path, doc)) return null;
     this.files.set(docId, doc);
     // Alone, no other gateway writes in it: a hunk still `writing` was left by a turn that is
     // gone (a restart mid-hunk) and must not stay out of review.
     if (!this.ctx.cluster.clustered) this.endStaleWriting(doc);
     for (const listener of this.docLoaded) listener(docId, doc);
     return doc;
+  }
+
+  /**
+   * A listed file gets its document: the text its source reads now (unless something was
+   * stored for it already), and its entry loses `listed` (one change of the tree). False, and no
+   * document, when the source has no text for it.
+   */
+  private fromSource(fileId: string, path: string, live: LiveDoc): boolean {
+    if (live.fresh) {
+      const text = this.docSource ? this.docSource.fill(fileId, path) : null;
+      if (text === null) {
+        live.destroy();
+        return false;
+      }
+      if (text) live.doc.transact(() => live.doc.getText(FILE_TEXT_KEY).insert(0, text), GATEWAY_ORIGIN);
+    }
+    const entry = this.entries.get(path);
+    if (entry?.kind === 'file' && entry.fileId === fileId && entry.listed) {
+      const { listed: _listed, ...rest } = entry;
+      this.index.doc.transact(() => this.entries.set(path, rest), GATEWAY_ORIGIN);
+    }
+    return true;
+  }
+
+  /**
+   * A file's text without making or keeping a document: a loaded doc's, a listed file's as its
+   * source reads it now, else the stored doc's (loaded, read and freed). Search, sizes and
+   * downloads read thousands of files no one opened this way.
+   */
+  textOf(fileId: string): string | null {
+    const loaded = this.files.get(fileId);
+    if (loaded) return loaded.doc.getText(FILE_TEXT_KEY).toString();
+    const path = this.pathOf(fileId);
+    if (path === null) return null;
+    const entry = this.entries.get(path);
+    if (entry?.kind !== 'file' || entry.binary) return null;
+    if (entry.listed) return this.docSource ? this.docSource.peek(fileId, path) : null;
+    const live = this.doc(fileId);
+    if (!live) return null;
+    const text = live.doc.getText(FILE_TEXT_KEY).toString();
+    this.releaseDoc(fileId);
+    return text;
   }
 
   private endStaleWriting(live: LiveDoc): void {
@@ -331,9 +393,10 @@ export class Room {
   /**
    * Creates many files in one change of the tree (a folder project's first open): one index
    * update instead of one per file. Their docs are written and not kept loaded. Each path is
-   * checked as `createFile` checks it; the refused ones are returned with why.
+   * checked as `createFile` checks it; the refused ones are returned with why. A `listed` file
+   * gets no document: its entry says so, and its source gives its text when one is made.
    */
-  createFiles(files: ReadonlyArray<{ path: string; text?: string; binaryBytes?: number }>): { created: Map<string, string>; refused: Array<{ path: string; message: string }> } {
+  createFiles(files: ReadonlyArray<{ path: string; text?: string; binaryBytes?: number; listed?: boolean }>): { created: Map<string, string>; refused: Array<{ path: string; message: string }> } {
     const created = new Map<string, string>();
     const refused: Array<{ path: string; message: string }> = [];
     const entries: Array<[string, IndexEntry]> = [];
@@ -355,6 +418,7 @@ export class Room {
       }
       const fileId = this.ctx.random.id('f');
       if (file.binaryBytes !== undefined) entries.push([path, { kind: 'file', fileId, binary: true, bytes: file.binaryBytes }]);
+      else if (file.listed) entries.push([path, { kind: 'file', fileId, listed: true }]);
       else {
         const doc = this.load(fileId);
         if (file.text) doc.doc.transact(() => doc.doc.getText(FILE_TEXT_KEY).insert(0, file.text!), GATEWAY_ORIGIN);
@@ -471,6 +535,12 @@ export class Room {
     if (!this.occupied(path)) return { ok: false, code: 'not_found', message: `"${path}" does not exist.` };
     const guarded = this.guarded(path);
     if (!guarded.ok) return guarded;
+    // A listed file's text is only on disk, which the delete empties: its doc is made first, so
+    // that a restore brings the text back.
+    for (const [key, entry] of [...this.entries]) {
+      if (!isWithin(key, path) || entry.kind !== 'file' || !entry.listed) continue;
+      if (this.doc(entry.fileId)) this.releaseDoc(entry.fileId);
+    }
     const entries: Array<[string, IndexEntry]> = [];
     this.index.doc.transact(() => {
       for (const [key, entry] of [...this.entries]) {

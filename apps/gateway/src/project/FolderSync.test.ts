@@ -129,6 +129,96 @@ describe('a folder project', () => {
   });
 });
 
+describe('a folder project\'s files without documents (issue 36)', () => {
+  const storedUpdates = (ctx: Awaited<ReturnType<typeof open>>, fileId: string) => ctx.h.store.loadDoc(`${ctx.workspaceId}/${fileId}`).updates.length;
+  const entryOf = (ctx: Awaited<ReturnType<typeof open>>, path: string) => ctx.held.room.entries.get(path) as IndexEntry | undefined;
+
+  it('lists a folder without making a document; the first open makes it from the disk, and it syncs from then on', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) files[`src/f${i}.ts`] = `export const v${i} = ${i};\n`;
+    const ctx = await open(files);
+    const ids = Object.keys(files).map((path) => fileIdOf(ctx.alice, path));
+    for (const [i, path] of Object.keys(files).entries()) {
+      expect(entryOf(ctx, path)).toEqual({ kind: 'file', fileId: ids[i], listed: true });
+      expect(storedUpdates(ctx, ids[i]!)).toBe(0);
+    }
+    expect(ctx.held.room.loadedFiles().size).toBe(0);
+    // A change on disk to a file no one opened: the listing is all there is to update.
+    ctx.disk.external('src/f1.ts', 'export const v1 = 100;\n');
+    await settle(ctx);
+    expect(storedUpdates(ctx, ids[1]!)).toBe(0);
+    // A read (search, the agent's search, a zip) reads the disk and makes nothing.
+    expect(ctx.held.room.textOf(ids[1]!)).toBe('export const v1 = 100;\n');
+    expect(ctx.held.room.loadedFiles().has(ids[1]!)).toBe(false);
+    // Opened: a document with the disk's text; typing in it reaches the disk.
+    const text = textOf(ctx.alice, ids[1]!);
+    ctx.h.flush();
+    expect(text.toString()).toBe('export const v1 = 100;\n');
+    expect(entryOf(ctx, 'src/f1.ts')).toEqual({ kind: 'file', fileId: ids[1] });
+    expect(storedUpdates(ctx, ids[1]!)).toBeGreaterThan(0);
+    text.insert(0, '// typed\n');
+    await settle(ctx);
+    expect(ctx.disk.text('src/f1.ts')).toBe('// typed\nexport const v1 = 100;\n');
+    // And a disk change to it now merges with the typing, as for any document.
+    ctx.disk.external('src/f1.ts', '// typed\nexport const v1 = 100;\nexport const w = 1;\n');
+    text.insert(0, '// more\n');
+    await settle(ctx);
+    expect(text.toString()).toBe('// more\n// typed\nexport const v1 = 100;\nexport const w = 1;\n');
+    expect(ctx.disk.text('src/f1.ts')).toBe(text.toString());
+    // The others still have none.
+    expect(ids.filter((id) => storedUpdates(ctx, id) > 0)).toEqual([ids[1]]);
+  });
+
+  it('a file that stopped being text before its first open becomes a binary entry, its bytes left alone', async () => {
+    const ctx = await open({ 'a.txt': 'text\n' });
+    const fileId = fileIdOf(ctx.alice, 'a.txt');
+    ctx.disk.files.set('a.txt', { bytes: new Uint8Array([0x89, 0x50, 0, 0, 7]), mode: 0o644 }); // its event not taken in yet
+    expect(ctx.held.room.doc(fileId)).toBeNull();
+    expect(entryOf(ctx, 'a.txt')).toEqual({ kind: 'file', fileId, binary: true, bytes: 5 });
+    await settle(ctx);
+    expect([...ctx.disk.files.get('a.txt')!.bytes]).toEqual([0x89, 0x50, 0, 0, 7]);
+  });
+
+  it('a warm start reads nothing it listed before; a file deleted or added while down follows the disk', async () => {
+    const store = new SqliteStore(':memory:');
+    const ctx = await open({ 'a.ts': 'a\n', 'b.ts': 'b\n', 'c.ts': 'c\n' }, store);
+    const b = textOf(ctx.alice, fileIdOf(ctx.alice, 'b.ts'));
+    ctx.h.flush();
+    b.insert(0, 'typed ');
+    await settle(ctx);
+    await ctx.sync.stop();
+    ctx.held.release();
+    ctx.h.restart();
+    ctx.disk.files.delete('c.ts');
+    ctx.disk.files.set('d.ts', { bytes: bytes('d\n'), mode: 0o644 });
+    ctx.disk.files.set('a.ts', { bytes: bytes('A\n'), mode: 0o644 });
+    const again = await reopen(ctx);
+    await settle(again);
+    const entries = again.alice.index.doc.getMap<IndexEntry>('entries');
+    expect([...entries.keys()].sort()).toEqual(['a.ts', 'b.ts', 'd.ts']);
+    expect(entries.get('a.ts')).toMatchObject({ listed: true });
+    expect(entries.get('b.ts')).not.toHaveProperty('listed');
+    expect(again.held.room.loadedFiles().size).toBe(0);
+    const a = textOf(again.alice, fileIdOf(again.alice, 'a.ts'));
+    const b2 = textOf(again.alice, fileIdOf(again.alice, 'b.ts'));
+    again.h.flush();
+    expect(a.toString()).toBe('A\n');
+    expect(b2.toString()).toBe('typed b\n');
+  });
+
+  it('the agent\'s delete of a file no one opened keeps its text for a Reject: the document is made first', async () => {
+    const ctx = await open({ 'keep.ts': 'precious\n', 'other.ts': 'x\n' });
+    const room = ctx.held.room;
+    const removed = room.removeKeepingDocs('keep.ts');
+    if (!removed.ok) throw new Error(removed.message);
+    await settle(ctx);
+    expect(ctx.disk.text('keep.ts')).toBeNull();
+    expect(room.restoreEntries(removed.entries).ok).toBe(true);
+    await settle(ctx);
+    expect(ctx.disk.text('keep.ts')).toBe('precious\n');
+  });
+});
+
 /** A new FolderSync on the same disk and workspace (a restart of the sync alone). */
 async function reopen(ctx: Awaited<ReturnType<typeof open>>) {
   const held = ctx.h.gateway.holdRoom(ctx.workspaceId)!;

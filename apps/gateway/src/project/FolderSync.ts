@@ -2,12 +2,12 @@ import { FILE_TEXT_KEY, normalizePath, validatePath, type IndexEntry, type Unsyn
 import type * as Y from 'yjs';
 import type { Log } from '../core/ports/Log';
 import { GATEWAY_ORIGIN, type LiveDoc } from '../core/LiveDoc';
-import type { Room } from '../core/Room';
+import type { DocSource, Room } from '../core/Room';
 import type { Disk, DiskEvent } from '../core/ports/Disk';
 import { contentDigest, inGitFolder } from './NodeDisk';
 import { DeleteWindow } from './DeleteWindow';
 import { DiskSpelling } from './DiskSpelling';
-import { applyText, decodeText, encodeLike, encodeText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
+import { applyText, decodeText, encodeLike, encodeText, isText, maxSyncedTextBytes, maxTextBytes, mergeText, type TextFormat } from './fileText';
 import type { FolderProject, WrittenFile } from './FolderProject';
 import { renamedFrom, type DeletedFile } from './renamePairing';
 
@@ -36,6 +36,8 @@ export interface FolderSyncOptions {
 
 /** Files an upload creates per change of the tree. */
 const uploadBatchFiles = 50;
+/** New files read at once when a folder is listed (to tell text from binary; issue 36). */
+const listingReadBatch = 64;
 
 type FreshFile = { path: string; text?: string; binaryBytes?: number; format?: TextFormat; digest?: string };
 
@@ -52,6 +54,12 @@ interface Synced {
   mode: number | undefined;
   /** What the disk held then (`contentDigest`; null: no file): a write replaces only that. */
   digest: string | null;
+  /**
+   * Made empty because its file had gone when it was first opened (moved or deleted, the
+   * watcher's event not taken in yet): what the disk shows next is added to what was typed, not
+   * merged against an empty base (where the document would win, and the disk's text be lost).
+   */
+  provisional?: true;
 }
 
 /**
@@ -64,6 +72,11 @@ interface Synced {
  * other; a rename on disk keeps the document, and a file that stops being text keeps it too.
  * At start, disk and documents are reconciled the same way (a kill -9 between a
  * document's update and its write loses nothing: the last synced text says who moved).
+ *
+ * A file nobody opened has no document (issue 36, decision record "lazy documents"): its entry is
+ * `listed`, the disk is its truth, and a change on disk only updates the listing. Its document is
+ * made when someone or the agent opens or edits it (`Room.doc` asks this sync, its `DocSource`,
+ * for the text, which becomes the last synced text); from then on it is merged as above.
  */
 export class FolderSync implements FolderProject {
   readonly workspaceId: string;
@@ -76,6 +89,12 @@ export class FolderSync implements FolderProject {
   /** Files deleted on disk whose create may still come (a rename, a checkout), by path. */
   private readonly pendingDeletes: DeleteWindow;
   private readonly detach = new Map<string, () => void>();
+  /**
+   * What a listed file's bytes were when last read (`contentDigest`), by file id: a move on disk
+   * (a delete and a create) pairs by it and keeps the file's id. In memory only; a warm start
+   * reads them again off the hot path (`digestListed`).
+   */
+  private readonly listedDigests = new Map<string, string>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
   /** Disk work runs one piece at a time, in order. */
@@ -102,9 +121,11 @@ export class FolderSync implements FolderProject {
 
   /** Reconciles disk and workspace, then follows both. */
   async start(): Promise<void> {
+    this.room.docSource = this.source;
     this.stopWatching = await this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
     await this.enqueue(() => this.reconcile());
     this.paths = this.filePaths();
+    void this.digestListed();
     this.room.pathGuards.add(this.guard);
     this.room.entries.observe(this.onTree);
     this.room.docLoaded.add(this.attach);
@@ -118,6 +139,7 @@ export class FolderSync implements FolderProject {
     this.stopped = true;
     await this.stopWatching?.();
     this.room.pathGuards.delete(this.guard);
+    if (this.room.docSource === this.source) this.room.docSource = null;
     this.room.entries.unobserve(this.onTree);
     this.room.docLoaded.delete(this.attach);
     this.room.docDropped.delete(this.drop);
@@ -164,33 +186,46 @@ export class FolderSync implements FolderProject {
 
   private async reconcile(): Promise<void> {
     const onDisk = new Set<string>();
-    // Files the workspace does not have yet are created together, in one change of the tree.
-    const fresh: Array<{ path: string; text?: string; binaryBytes?: number; format?: TextFormat; mode: number; digest: string }> = [];
+    // Files the workspace does not have yet: listed together, in one change of the tree.
+    const unseen: Array<{ path: string; listed: string }> = [];
     for (const { path: listed } of await this.disk.list()) {
       const path = this.spelling.note(listed);
       if (validatePath(path)) continue;
       onDisk.add(path);
-      if (this.room.entries.has(path)) {
-        await this.fromDisk(path);
-        continue;
-      }
-      const file = await this.disk.read(listed);
-      if (!file) continue;
-      const decoded = decodeText(file.bytes);
-      const digest = contentDigest(file.bytes);
-      fresh.push(decoded ? { path, text: decoded.text, format: decoded.format, mode: file.mode, digest } : { path, binaryBytes: file.bytes.byteLength, mode: file.mode, digest });
+      const entry = this.room.entries.get(path) as IndexEntry | undefined;
+      if (!entry) unseen.push({ path, listed });
+      // A file with no document: the disk is its truth, there is nothing to compare (issue 36).
+      else if (entry.kind !== 'file' || !entry.listed) await this.fromDisk(path);
+    }
+    // Read in batches, together, only to tell text from binary (and know a move): no document is made.
+    const fresh: Array<{ path: string; listed?: boolean; binaryBytes?: number }> = [];
+    const digests = new Map<string, string>();
+    for (let at = 0; at < unseen.length; at += listingReadBatch) {
+      const batch = unseen.slice(at, at + listingReadBatch);
+      const files = await Promise.all(batch.map(({ listed }) => this.disk.read(listed)));
+      batch.forEach(({ path }, i) => {
+        const file = files[i];
+        if (!file) return;
+        if (!isText(file.bytes)) return fresh.push({ path, binaryBytes: file.bytes.byteLength });
+        fresh.push({ path, listed: true });
+        digests.set(path, contentDigest(file.bytes));
+      });
     }
     if (fresh.length) {
       let created = new Map<string, string>();
       this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
-      for (const file of fresh) {
-        const fileId = created.get(file.path);
-        if (fileId && file.format) this.remember(fileId, file.text ?? '', file.format, file.mode, file.digest);
+      for (const [path, fileId] of created) {
+        const digest = digests.get(path);
+        if (digest) this.listedDigests.set(fileId, digest);
       }
     }
     // In the workspace but not on disk: deleted there while we were away, or never written.
     for (const [path, entry] of [...this.room.entries]) {
       if (entry.kind !== 'file' || onDisk.has(path) || this.disk.ignored(path)) continue;
+      if (entry.listed) {
+        this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
+        continue;
+      }
       const base = this.baseOf(entry.fileId);
       const text = this.textOf(entry.fileId);
       if (base !== null && (text === null || text === base)) this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
@@ -255,7 +290,7 @@ export class FolderSync implements FolderProject {
     for (const [fileId, other] of this.paths) {
       if (other === path || checked.has(other) || other.slice(0, Math.max(0, other.lastIndexOf('/'))) !== folder || this.pendingDeletes.has(other)) continue;
       // Only files the disk had when last synced: one made in the IDE may not be written yet.
-      if (this.synced.get(fileId)?.digest) neighbours.push(other);
+      if (this.synced.get(fileId)?.digest || this.isListed(other)) neighbours.push(other);
     }
     if (neighbours.length > maxNeighboursChecked) return;
     for (const other of neighbours) checked.add(other);
@@ -276,7 +311,7 @@ export class FolderSync implements FolderProject {
     for (const file of this.pendingDeletes.paths()) {
       const entry = this.room.entries.get(file) as IndexEntry | undefined;
       if (entry?.kind !== 'file' || entry.binary) continue;
-      deleted.push({ path: file, digest: this.synced.get(entry.fileId)?.digest ?? null, base: () => this.baseOf(entry.fileId) });
+      deleted.push({ path: file, digest: this.synced.get(entry.fileId)?.digest ?? this.listedDigests.get(entry.fileId) ?? null, base: () => this.baseOf(entry.fileId) });
     }
     const from = renamedFrom(path, contentDigest(bytes), () => decodeText(bytes, maxSyncedTextBytes)?.text, deleted);
     if (from === undefined) return;
@@ -293,7 +328,8 @@ export class FolderSync implements FolderProject {
     if (!file) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind === 'folder') return;
-    const hasDocument = entry?.kind === 'file' && !entry.binary;
+    const listed = entry?.kind === 'file' && entry.listed === true;
+    const hasDocument = entry?.kind === 'file' && !entry.binary && !listed;
     const decoded = decodeText(file.bytes, hasDocument ? maxSyncedTextBytes : maxTextBytes);
     const digest = contentDigest(file.bytes);
     if (!decoded && hasDocument) {
@@ -308,14 +344,20 @@ export class FolderSync implements FolderProject {
       });
       return;
     }
+    // Still text, and no document: the listing has nothing more to learn.
+    if (listed) {
+      this.listedDigests.set(entry.fileId, digest);
+      return;
+    }
     if (!entry || entry.binary) {
-      let fileId: string | undefined;
+      let created = new Map<string, string>();
       this.inRoom(() => {
         if (entry) this.room.apply({ type: 'file.delete', requestId: 0, path });
-        // Not kept loaded: a folder of thousands of files would hold a doc per file.
-        fileId = this.room.createFile(path, decoded.text, false).fileId;
+        // Listed, no document: a folder of thousands of files would hold a doc per file.
+        ({ created } = this.room.createFiles([{ path, listed: true }]));
       });
-      if (fileId) this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
+      const fileId = created.get(path);
+      if (fileId) this.listedDigests.set(fileId, digest);
       return;
     }
     const fileId = entry.fileId;
@@ -329,8 +371,10 @@ export class FolderSync implements FolderProject {
         if (current !== decoded.text) this.scheduleWrite(fileId);
         return;
       }
-      // Never synced before (a workspace opened from this folder for the first time): the disk's text.
-      const merged = base === null ? decoded.text : mergeText(current, base, decoded.text);
+      // Never synced before (a workspace opened from this folder for the first time): the disk's
+      // text. Made empty while its file was away: the disk's text, then what was typed.
+      const provisional = this.synced.get(fileId)?.provisional === true;
+      const merged = base === null ? decoded.text : provisional ? (current === '' ? decoded.text : `${current}${current.endsWith('\n') ? '' : '\n'}${decoded.text}`) : mergeText(current, base, decoded.text);
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
       this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
@@ -356,7 +400,7 @@ export class FolderSync implements FolderProject {
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
     if (entry?.kind !== 'file') return;
     if (entry.unsynced) this.markUnsynced(path, undefined); // the file that was not text is gone
-    const text = entry.binary ? null : this.textOf(entry.fileId);
+    const text = entry.binary || entry.listed ? null : this.textOf(entry.fileId);
     const base = this.baseOf(entry.fileId);
     // Typing the disk never saw is not thrown away: the document is written back.
     if (text !== null && base !== null && text !== base) {
@@ -444,7 +488,7 @@ export class FolderSync implements FolderProject {
   private async write(fileId: string, path = this.room.pathOf(fileId)): Promise<void> {
     if (path === null || this.refused(path)) return;
     const entry = this.room.entries.get(path) as IndexEntry | undefined;
-    if (entry?.kind !== 'file' || entry.binary || entry.unsynced) return;
+    if (entry?.kind !== 'file' || entry.binary || entry.unsynced || entry.listed) return;
     const text = this.textOf(fileId);
     if (text === null) return;
     const synced = this.synced.get(fileId);
@@ -536,6 +580,59 @@ export class FolderSync implements FolderProject {
     return (await this.disk.read(this.spelling.onDisk(normalized)))?.bytes ?? null;
   }
 
+  // ---- listed files: their documents are made from the disk when first opened ----
+
+  private readonly source: DocSource = {
+    fill: (fileId, path) => {
+      const file = this.disk.readSync(this.spelling.onDisk(path));
+      // Gone from disk, its event not taken in yet (a move, a delete): an empty document, synced
+      // as empty for now (in memory only). The event decides: a move brings the disk's text in
+      // beside anything typed meanwhile, a delete takes the entry away unless something was typed.
+      if (!file) {
+        this.synced.set(fileId, { base: '', format: { bom: false, crlf: false }, mode: undefined, digest: null, provisional: true });
+        return '';
+      }
+      const decoded = decodeText(file.bytes);
+      if (!decoded) {
+        // Not text any more (it was when listed): a binary entry, as the listing would have made it.
+        this.inRoom(() => this.room.entries.doc!.transact(() => this.room.entries.set(path, { kind: 'file', fileId, binary: true, bytes: file.bytes.byteLength }), GATEWAY_ORIGIN));
+        return null;
+      }
+      // The text the document starts from is the disk's: synced.
+      this.listedDigests.delete(fileId);
+      this.remember(fileId, decoded.text, decoded.format, file.mode, contentDigest(file.bytes));
+      return decoded.text;
+    },
+    peek: (_fileId, path) => {
+      const file = this.disk.readSync(this.spelling.onDisk(path));
+      return file ? (decodeText(file.bytes)?.text ?? null) : null;
+    },
+  };
+
+  /**
+   * After a start, the listed files whose digests are not known (a warm start lists, it does not
+   * read) are read in batches, yielding between them, so that a move on disk keeps their ids.
+   */
+  private async digestListed(): Promise<void> {
+    const unknown: Array<[string, string]> = [];
+    for (const [path, entry] of this.room.entries) if (entry.kind === 'file' && entry.listed && !this.listedDigests.has(entry.fileId)) unknown.push([path, entry.fileId]);
+    for (let at = 0; at < unknown.length && !this.stopped; at += listingReadBatch) {
+      const batch = unknown.slice(at, at + listingReadBatch);
+      const files = await Promise.all(batch.map(([path]) => this.disk.read(this.spelling.onDisk(path)).catch(() => null)));
+      batch.forEach(([path, fileId], i) => {
+        const file = files[i];
+        const entry = this.room.entries.get(path) as IndexEntry | undefined;
+        if (file && entry?.kind === 'file' && entry.fileId === fileId && entry.listed && !this.listedDigests.has(fileId)) this.listedDigests.set(fileId, contentDigest(file.bytes));
+      });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private isListed(path: string): boolean {
+    const entry = this.room.entries.get(path) as IndexEntry | undefined;
+    return entry?.kind === 'file' && entry.listed === true;
+  }
+
   // ---- bookkeeping ----
 
   private filePaths(): Map<string, string> {
@@ -564,6 +661,7 @@ export class FolderSync implements FolderProject {
 
   private forget(fileId: string): void {
     this.synced.delete(fileId);
+    this.listedDigests.delete(fileId);
   }
 
   /**

@@ -2,7 +2,7 @@ import { isWithin } from '@flint/protocol';
 import watcher from '@parcel/watcher';
 import ignore, { type Ignore } from 'ignore';
 import { createHash } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Disk, DiskEvent } from '../core/ports/Disk';
@@ -202,16 +202,26 @@ export class NodeDisk implements Disk {
         if (folder === top && top !== '') return []; // not a folder (any more)
         throw error;
       });
+      const folders: string[] = [];
+      const candidates: Array<{ path: string; link: boolean }> = [];
       for (const entry of entries) {
         const path = folder ? `${folder}/${entry.name}` : entry.name;
         if (this.ignored(entry.isDirectory() ? `${path}/` : path) || this.ignored(path)) continue;
         // Links are not followed into folders; a linked file is read only if it stays inside.
-        if (entry.isDirectory()) await walk(path);
-        else if (entry.isFile() || (entry.isSymbolicLink() && (await this.realInside(path)) !== null)) {
-          const info = await stat(join(this.root, path)).catch(() => null);
-          if (info?.isFile()) files.push({ path, size: info.size });
-        }
+        if (entry.isDirectory()) folders.push(path);
+        else if (entry.isFile() || entry.isSymbolicLink()) candidates.push({ path, link: !entry.isFile() });
       }
+      // A folder's files are looked at together, and its folders walked together (issue 36: one
+      // system call at a time made listing 5,000 files as slow as reading them).
+      const found = await Promise.all(
+        candidates.map(async ({ path, link }) => {
+          if (link && (await this.realInside(path)) === null) return null;
+          const info = await stat(join(this.root, path)).catch(() => null);
+          return info?.isFile() ? { path, size: info.size } : null;
+        }),
+      );
+      for (const file of found) if (file) files.push(file);
+      await Promise.all(folders.map(walk));
     };
     await walk(top);
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -224,6 +234,20 @@ export class NodeDisk implements Disk {
       const info = await stat(real);
       if (!info.isFile()) return null;
       return { bytes: new Uint8Array(await readFile(real)), mode: info.mode & 0o777 };
+    } catch {
+      return null;
+    }
+  }
+
+  readSync(path: string): { bytes: Uint8Array; mode: number } | null {
+    const absolute = this.inside(path);
+    if (!absolute) return null;
+    try {
+      const real = realpathSync(absolute);
+      if (!real.startsWith(this.root + sep)) return null;
+      const info = statSync(real);
+      if (!info.isFile()) return null;
+      return { bytes: new Uint8Array(readFileSync(real)), mode: info.mode & 0o777 };
     } catch {
       return null;
     }

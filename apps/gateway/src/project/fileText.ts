@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { diff3Merge, diffPatch } from 'node-diff3';
 import type * as Y from 'yjs';
 
@@ -38,6 +39,13 @@ export function decodeText(bytes: Uint8Array, maxBytes = maxTextBytes): { text: 
   const crlf = crlfCount > 0 && crlfCount * 2 >= lfCount;
   const mixed = crlfCount > 0 && crlfCount < lfCount;
   return { text: crlf ? text.replace(/\r\n/g, '\n') : text, format: mixed && crlf ? { bom, crlf, mixed } : { bom, crlf } };
+}
+
+/** Whether `decodeText` would take these bytes as text, without decoding them (a folder's listing reads thousands). */
+export function isText(bytes: Uint8Array, maxBytes = maxTextBytes): boolean {
+  if (bytes.byteLength > maxBytes || bytes.subarray(0, 8192).includes(0)) return false;
+  const bom = bomBytes.every((byte, i) => bytes[i] === byte);
+  return isUtf8(bom ? bytes.subarray(3) : bytes);
 }
 
 export function encodeText(text: string, format: TextFormat): Uint8Array {

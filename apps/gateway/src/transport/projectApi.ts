@@ -143,6 +143,12 @@ export function createProjectApi(gateway: Gateway, { projects, log }: ProjectApi
           if (bytes) files[name] = bytes;
           continue;
         }
+        // A folder's file no one opened: the disk's bytes are the file (issue 36).
+        if (entry.listed && project) {
+          const bytes = await project.readBinary(path);
+          if (bytes) files[name] = bytes;
+          continue;
+        }
         const loaded = room.loadedFiles().has(entry.fileId);
         const live = room.doc(entry.fileId);
         if (!live) continue;
@@ -305,10 +311,9 @@ async function fileSizes(room: Room): Promise<Map<string, number>> {
     if (entry.kind !== 'file') continue;
     if (entry.binary) sizes.set(path, entry.bytes ?? 0);
     else {
-      const loaded = room.loadedFiles().has(entry.fileId);
-      const live = room.doc(entry.fileId);
-      if (live) sizes.set(path, Buffer.byteLength(live.doc.getText(FILE_TEXT_KEY).toString()));
-      if (!loaded) room.releaseDoc(entry.fileId);
+      // Read without keeping (or, for a folder's listed file, making) a document.
+      const text = room.textOf(entry.fileId);
+      if (text !== null) sizes.set(path, Buffer.byteLength(text));
     }
   }
   return sizes;

@@ -1,6 +1,7 @@
 import { parentPath } from '@flint/protocol';
-import { Fragment, useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
-import { buildTree, visibleRows, type TreeNode } from '../fileTree/buildTree';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { buildTree, initiallyCollapsed, visibleRows, type TreeNode } from '../fileTree/buildTree';
 import { droppedRoots, isFileDrag } from '../project/droppedFiles';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { usePalette } from '../stores/paletteStore';
@@ -24,6 +25,8 @@ import { UploadButton } from './UploadButton';
 type Editing = { mode: 'create'; kind: 'file' | 'folder'; parent: string } | { mode: 'rename'; node: TreeNode };
 
 const dragType = 'application/x-flint-path';
+/** A tree row's height (styles.css .tree-row); a name being typed may be taller, and is measured. */
+const rowHeight = 24;
 const noColors: readonly string[] = [];
 
 function join(folder: string, name: string): string {
@@ -41,6 +44,8 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
   const entries = useWorkspace((s) => s.entries);
   const indexSynced = useWorkspace((s) => s.indexSynced);
   const activePath = useWorkspace(selectActivePath);
+  const tabs = useWorkspace((s) => s.tabs);
+  const pathById = useWorkspace((s) => s.pathById);
   const createRequest = useWorkspace((s) => s.createRequest);
   const canEdit = useConnection(selectCanEdit);
   const closed = useConnection((s) => s.status.kind === 'closed');
@@ -48,7 +53,22 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
   const marks = useProject((s) => s.marks);
 
   const tree = useMemo(() => buildTree(entries), [entries]);
+  /** Files in the index: the tree says how many it holds (B12's probe reads it; rows in view are fewer). */
+  const fileCount = useMemo(() => {
+    let count = 0;
+    for (const entry of entries.values()) if (entry.kind === 'file') count++;
+    return count;
+  }, [entries]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  // A large tree starts collapsed but for the folders of the open tabs (issue 36); a small one open.
+  const [startedCollapsed, setStartedCollapsed] = useState(false);
+  useEffect(() => {
+    if (startedCollapsed || !indexSynced) return;
+    const open = tabs.map((id) => pathById.get(id)).filter((path): path is string => path !== undefined);
+    setCollapsed(initiallyCollapsed(tree, open));
+    setStartedCollapsed(true);
+    // Once, when the index first synced: later changes keep what the reader opened and closed.
+  }, [indexSynced, tree]);
   const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
   const [selected, setSelected] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
@@ -65,15 +85,15 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
     return byPath;
   }, [peers]);
 
-  useEffect(() => {
-    if (activePath !== null) setSelected(activePath);
-  }, [activePath]);
-
   const expand = useCallback((folder: string) => {
     setCollapsed((current) => {
-      const next = new Set(current);
-      for (let path = folder; path !== ''; path = parentPath(path)) next.delete(path);
-      return next;
+      let next: Set<string> | null = null;
+      for (let path = folder; path !== ''; path = parentPath(path)) {
+        if (!current.has(path)) continue;
+        next ??= new Set(current);
+        next.delete(path);
+      }
+      return next ?? current;
     });
   }, []);
 
@@ -89,6 +109,12 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
     });
     return () => cancelAnimationFrame(frame);
   }, [revealRequest, expand]);
+  useEffect(() => {
+    if (activePath === null) return;
+    setSelected(activePath);
+    // The file a tab shows is in view in the tree (quick open of a file in a collapsed folder).
+    expand(parentPath(activePath));
+  }, [activePath, expand]);
 
   /** The folder of the selected row: where new entries and uploads go. */
   const selectedFolder = useCallback(() => {
@@ -213,6 +239,41 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
     treeRef.current?.focus();
   };
 
+  /** What the list shows: the visible rows, and a name being typed under its folder (or at the top). */
+  type Item = { kind: 'row'; row: (typeof rows)[number] } | { kind: 'create'; parent: string; depth: number };
+  const items = useMemo(() => {
+    const creating = editing?.mode === 'create' ? editing.parent : null;
+    const out: Item[] = [];
+    if (creating === '') out.push({ kind: 'create', parent: '', depth: 0 });
+    for (const row of rows) {
+      out.push({ kind: 'row', row });
+      if (creating !== null && creating !== '' && row.node.kind === 'folder' && row.node.path === creating) out.push({ kind: 'create', parent: creating, depth: row.depth + 1 });
+    }
+    return out;
+  }, [rows, editing]);
+  // Only the rows in view are in the page: a 5,000-file tree is thousands of rows (issue 36).
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => treeRef.current,
+    estimateSize: () => rowHeight,
+    getItemKey: (index) => {
+      const item = items[index]!;
+      return item.kind === 'row' ? item.row.node.path : `create:${item.parent}`;
+    },
+    overscan: 12,
+  });
+
+  // A newly active file (a tab, quick open) is scrolled into view once its folders are open.
+  const revealed = useRef<string | null>(null);
+  useEffect(() => {
+    // Not before the tree took its first shape: an index into the rows before would be stale.
+    if (!startedCollapsed || activePath === null || revealed.current === activePath) return;
+    const at = items.findIndex((item) => item.kind === 'row' && item.row.node.path === activePath);
+    if (at === -1) return;
+    revealed.current = activePath;
+    virtualizer.scrollToIndex(at, { align: 'auto' });
+  }, [activePath, items, virtualizer, startedCollapsed]);
+
   const onKeyDown = (event: KeyboardEvent) => {
     const index = rows.findIndex((row) => row.node.path === selected);
     const node = rows[index]?.node;
@@ -220,7 +281,8 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
       const row = rows[Math.max(0, Math.min(rows.length - 1, to))];
       if (!row) return;
       setSelected(row.node.path);
-      treeRef.current?.querySelector(`[data-path="${CSS.escape(row.node.path)}"]`)?.scrollIntoView({ block: 'nearest' });
+      const at = items.findIndex((item) => item.kind === 'row' && item.row.node.path === row.node.path);
+      if (at !== -1) virtualizer.scrollToIndex(at, { align: 'auto' });
     };
     const isFolder = node?.kind === 'folder';
     const isOpen = node !== undefined && !collapsed.has(node.path);
@@ -298,6 +360,7 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
         ref={treeRef}
         className={dropTarget?.folder === '' ? 'tree tree--drop' : 'tree'}
         data-testid="file-tree"
+        data-files={fileCount}
         role="tree"
         tabIndex={0}
         onKeyDown={onKeyDown}
@@ -311,35 +374,45 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
           setDropTarget(null);
         }}
       >
-        {createInput('', 0)}
-        {rows.map(({ node, depth }) =>
-          editing?.mode === 'rename' && editing.node.path === node.path ? (
-            <TreeNameInput key={`rename:${node.path}`} initial={node.name} depth={depth} kind={node.kind} onCommit={commitRename(node)} onCancel={cancel} />
-          ) : (
-            <Fragment key={node.path}>
-              <TreeRow
-                node={node}
-                depth={depth}
-                active={node.path === activePath}
-                selected={node.path === selected}
-                expanded={!collapsed.has(node.path)}
-                dropTarget={node.kind === 'folder' && dropTarget?.folder === node.path}
-                canEdit={canEdit}
-                peerColors={peerColors.get(node.path) ?? noColors}
-                gitMark={node.kind === 'file' ? (marks.files.get(node.path) ?? null) : null}
-                changesInside={node.kind === 'folder' ? (marks.folders.get(node.path) ?? 0) : 0}
-                onClick={onClick}
-                onRename={onRename}
-                onDelete={onDelete}
-                onDownload={onDownload}
-                onDragStart={onDragStart}
-                onDragOver={onDragOver}
-                onDrop={onDrop}
-              />
-              {node.kind === 'folder' && createInput(node.path, depth + 1)}
-            </Fragment>
-          ),
-        )}
+        <div className="tree-rows" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((virtual) => {
+            const item = items[virtual.index]!;
+            let content;
+            if (item.kind === 'create') content = createInput(item.parent, item.depth);
+            else {
+              const { node, depth } = item.row;
+              content =
+                editing?.mode === 'rename' && editing.node.path === node.path ? (
+                  <TreeNameInput key={`rename:${node.path}`} initial={node.name} depth={depth} kind={node.kind} onCommit={commitRename(node)} onCancel={cancel} />
+                ) : (
+                  <TreeRow
+                    node={node}
+                    depth={depth}
+                    active={node.path === activePath}
+                    selected={node.path === selected}
+                    expanded={!collapsed.has(node.path)}
+                    dropTarget={node.kind === 'folder' && dropTarget?.folder === node.path}
+                    canEdit={canEdit}
+                    peerColors={peerColors.get(node.path) ?? noColors}
+                    gitMark={node.kind === 'file' ? (marks.files.get(node.path) ?? null) : null}
+                    changesInside={node.kind === 'folder' ? (marks.folders.get(node.path) ?? 0) : 0}
+                    onClick={onClick}
+                    onRename={onRename}
+                    onDelete={onDelete}
+                    onDownload={onDownload}
+                    onDragStart={onDragStart}
+                    onDragOver={onDragOver}
+                    onDrop={onDrop}
+                  />
+                );
+            }
+            return (
+              <div key={virtual.key} data-index={virtual.index} ref={virtualizer.measureElement} className="tree-slot" style={{ transform: `translateY(${virtual.start}px)` }}>
+                {content}
+              </div>
+            );
+          })}
+        </div>
         {indexSynced && rows.length === 0 && !editing && <div className="tree-empty">No files yet.{canEdit && ' Press Alt+N to create one.'}</div>}
         {!indexSynced && !closed && <div className="tree-empty">Loading files…</div>}
       </div>

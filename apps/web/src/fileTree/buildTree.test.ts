@@ -1,6 +1,6 @@
 import type { IndexEntry } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
-import { buildTree, visibleRows } from './buildTree';
+import { buildTree, collapseAbove, initiallyCollapsed, visibleRows } from './buildTree';
 
 const file = (fileId: string): IndexEntry => ({ kind: 'file', fileId });
 
@@ -33,5 +33,30 @@ describe('buildTree', () => {
     expect(rows([])).toEqual(['0:src', '1:src/lib', '2:src/lib/b.ts', '1:src/a.ts', '0:c.ts']);
     expect(rows(['src/lib'])).toEqual(['0:src', '1:src/lib', '1:src/a.ts', '0:c.ts']);
     expect(rows(['src'])).toEqual(['0:src', '0:c.ts']);
+  });
+});
+
+describe('initiallyCollapsed', () => {
+  it('leaves a small tree open', () => {
+    const tree = buildTree(new Map([['src/a/b.ts', file('1')], ['docs/x.md', file('2')]]));
+    expect(initiallyCollapsed(tree, [])).toEqual(new Set());
+  });
+
+  it('collapses a large tree but for the folders holding the open tabs\' files', () => {
+    const entries = new Map<string, IndexEntry>();
+    for (let i = 0; i < collapseAbove; i++) entries.set(`src/m${i % 7}/f${i}.ts`, file(String(i)));
+    entries.set('docs/deep/er/readme.md', file('doc'));
+    const tree = buildTree(entries);
+    const collapsed = initiallyCollapsed(tree, ['src/m3/f3.ts']);
+    expect(collapsed.has('src')).toBe(false);
+    expect(collapsed.has('src/m3')).toBe(false);
+    expect(collapsed.has('src/m4')).toBe(true);
+    expect(collapsed.has('docs')).toBe(true);
+    expect(collapsed.has('docs/deep/er')).toBe(true);
+    const rows = visibleRows(tree, collapsed).map((row) => row.node.path);
+    // docs, src, src's seven folders and m3's files: a short list, the tab's file in it.
+    expect(rows).toContain('src/m3/f3.ts');
+    expect(rows).not.toContain('src/m4/f4.ts');
+    expect(rows.length).toBe(2 + 7 + [...entries.keys()].filter((path) => path.startsWith('src/m3/')).length);
   });
 });

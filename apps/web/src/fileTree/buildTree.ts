@@ -65,3 +65,29 @@ export function visibleRows(nodes: readonly TreeNode[], collapsed: ReadonlySet<s
   }
   return out;
 }
+
+/** A tree with more rows than this starts with its folders collapsed (issue 36); a smaller one open. */
+export const collapseAbove = 300;
+
+/**
+ * The folders a tree starts with collapsed: none in a small tree; in a large one every folder
+ * but those holding an open tab's file, so the tree opens as a short list and the tabs' files show.
+ */
+export function initiallyCollapsed(nodes: readonly TreeNode[], openPaths: readonly string[]): Set<string> {
+  const folders: string[] = [];
+  let rows = 0;
+  const walk = (list: readonly TreeNode[]) => {
+    for (const node of list) {
+      rows++;
+      if (node.kind === 'folder') {
+        folders.push(node.path);
+        walk(node.children);
+      }
+    }
+  };
+  walk(nodes);
+  if (rows <= collapseAbove) return new Set();
+  const keep = new Set<string>();
+  for (const path of openPaths) for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) keep.add(path.slice(0, at));
+  return new Set(folders.filter((folder) => !keep.has(folder)));
+}

@@ -15,6 +15,11 @@ export interface Disk {
   /** A file's bytes and mode; null when there is none (or it is not a regular file inside the folder). */
   read(path: string): Promise<{ bytes: Uint8Array; mode: number } | null>;
   /**
+   * `read`, now: a listed file's document is made the moment someone opens it (`Room.doc` is
+   * synchronous); one file, so a few system calls.
+   */
+  readSync(path: string): { bytes: Uint8Array; mode: number } | null;
+  /**
    * Writes a file atomically (a temporary file renamed over it), creating its folders; keeps
    * `mode`. With `expected` (a `contentDigest`, or null for "no file there") the file is replaced
    * only if it still holds that, checked just before the rename; false when it did not (someone

@@ -216,6 +216,8 @@ export class WorkspaceSearch {
     const fileId = room.fileIdAt(path);
     if (!fileId) return null;
     const loaded = room.loaded(fileId) !== null;
+    // A folder's file no one opened is read from its disk; no document is made for a search.
+    if (!loaded && (room.entries.get(path) as { listed?: true } | undefined)?.listed) return room.textOf(fileId);
     const live = room.doc(fileId);
     if (!live) return null;
     if (!loaded) {

@@ -243,6 +243,10 @@ export class ThreadService {
           const live = fileId ? room.doc(fileId) : null;
           return fileId && live ? { fileId, text: live.doc.getText(FILE_TEXT_KEY).toString() } : null;
         },
+        peek: (path) => {
+          const fileId = room.fileIdAt(path);
+          return fileId ? room.textOf(fileId) : null;
+        },
         // The agent's file operations are recorded for review (decision 0026).
         rename: (from, to) => fileOps.rename(record.turnId, from, to),
         remove: (path) => fileOps.remove(record.turnId, path),

@@ -9,6 +9,8 @@ export interface ToolWorkspace {
   paths(): string[];
   /** A file's current text; null when there is no such file. */
   read(path: string): { fileId: string; text: string } | null;
+  /** A file's text for a search: no document is made or kept for it (a folder's file no one opened; issue 36). */
+  peek?(path: string): string | null;
   rename(from: string, to: string): { ok: true } | { ok: false; message: string };
   remove(path: string): { ok: true } | { ok: false; message: string };
   /** Runs a shell command in the workspace's sandbox, as its owner's policy allows ([P45]). */
@@ -143,7 +145,7 @@ export async function runTool(workspace: ToolWorkspace, name: string, argumentsT
       if (!query) return { ok: false, output: 'search needs a non-empty query.', summary: 'search: no query' };
       const folder = str(args.path);
       const paths = workspace.paths().filter((path) => under(path, folder));
-      const found = await searchFiles({ paths, read: (path) => workspace.read(path)?.text ?? null, afterIo: (fn) => clock.afterIo(fn) }, { query, regex: args.regex === true, maxMatches });
+      const found = await searchFiles({ paths, read: (path) => (workspace.peek ? workspace.peek(path) : (workspace.read(path)?.text ?? null)), afterIo: (fn) => clock.afterIo(fn) }, { query, regex: args.regex === true, maxMatches });
       if (!found.ok) return { ok: false, output: found.message, summary: `search /${query.slice(0, 60)}/: invalid` };
       const { matches, total, stoppedAt } = found;
       const more = total > matches.length ? `\n… ${total - matches.length} more matches; narrow the search.` : '';
