@@ -14,7 +14,7 @@ export class Recordings {
 
   constructor(
     private readonly hold: (workspaceId: string) => { room: Room; release(): void } | null,
-    private readonly clock: Pick<Clock, 'now'>,
+    private readonly clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>,
     private readonly maxFrames = 1_000_000,
   ) {}
 

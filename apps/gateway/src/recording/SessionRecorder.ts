@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
-import type { Clock } from '../core/ports/Clock';
+import type { AwarenessEntry } from '../core/AwarenessRelay';
+import type { Clock, TimerHandle } from '../core/ports/Clock';
 import type { LiveDoc } from '../core/LiveDoc';
 import type { Room } from '../core/Room';
 import { RECORDING_FORMAT, RECORDING_VERSION, type RecordedFrame, type Recording } from './Recording';
@@ -12,16 +13,28 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
  * flushes them — with its time. A document's first frame is its whole state (when the recording
  * starts, or when the document is first loaded after), so a replay rebuilds each one exactly
  * from its frames (`replayDocs`). Costs one base64 copy per update while it runs.
+ *
+ * Awareness too: every cursor, selection and name a tab or the agent shows in a document (the
+ * document is the file it has open), with the state each one showed when the recording began.
+ * A peer's states are coalesced to at most one frame per `awarenessGapMs` in each document: a
+ * burst keeps its first state at once and its last one at the end of the gap, so a replay shows
+ * where every cursor came to rest, and a fast typist's 60 cursor moves a second cost 20 frames.
  */
+export const awarenessGapMs = 50;
+
+type Pending = { state: string | null; timer: TimerHandle | null; lastT: number };
+
 export class SessionRecorder {
   private readonly frames: RecordedFrame[] = [];
   private readonly detach: Array<() => void> = [];
   private readonly startedAt: number;
   private stopped = false;
+  /** Per document and awareness client: when its last frame was written, and a state waiting for the gap to end. */
+  private readonly peers = new Map<string, Pending>();
 
   constructor(
     private readonly room: Room,
-    private readonly clock: Pick<Clock, 'now'>,
+    private readonly clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>,
     private readonly title: string,
   ) {
     this.startedAt = clock.now();
@@ -39,7 +52,15 @@ export class SessionRecorder {
 
   /** Ends the recording; what it holds so far, whatever the room does next. */
   stop(): Recording {
-    if (!this.stopped) for (const undo of this.detach.splice(0)) undo();
+    if (!this.stopped) {
+      for (const undo of this.detach.splice(0)) undo();
+      // A state still waiting for its gap is where that cursor came to rest: kept, at its time.
+      for (const [key, peer] of this.peers) {
+        if (peer.timer === null) continue;
+        this.clock.clearTimeout(peer.timer);
+        this.writeAwareness(key, peer);
+      }
+    }
     this.stopped = true;
     return { format: RECORDING_FORMAT, version: RECORDING_VERSION, title: this.title, prompt: '', label: 'recording', frames: [...this.frames] };
   }
@@ -50,6 +71,12 @@ export class SessionRecorder {
     push(Y.encodeStateAsUpdate(doc));
     const onUpdate = (update: Uint8Array) => push(update);
     doc.on('update', onUpdate);
+    const onAwareness = (entries: readonly AwarenessEntry[]) => {
+      for (const entry of entries) this.awareness(live.docId, entry.clientId, entry.stateJson === 'null' ? null : entry.stateJson);
+    };
+    for (const entry of live.awareness.snapshot()) onAwareness([entry]);
+    live.awarenessWatchers.add(onAwareness);
+    this.detach.push(() => live.awarenessWatchers.delete(onAwareness));
     // A doc destroyed (unloaded) and loaded again starts from its whole state again (docLoaded).
     const onDestroy = () => doc.off('update', onUpdate);
     doc.on('destroy', onDestroy);
@@ -57,5 +84,32 @@ export class SessionRecorder {
       doc.off('update', onUpdate);
       doc.off('destroy', onDestroy);
     });
+  }
+
+  private awareness(doc: string, client: number, state: string | null): void {
+    const key = `${client} ${doc}`;
+    const t = this.clock.now() - this.startedAt;
+    const peer = this.peers.get(key);
+    if (!peer) {
+      this.peers.set(key, { state, timer: null, lastT: t });
+      this.frames.push({ t, ch: 'awareness', doc, client, state });
+      return;
+    }
+    peer.state = state;
+    if (peer.timer !== null) return; // the waiting state is replaced; its timer writes the newest
+    const wait = peer.lastT + awarenessGapMs - t;
+    if (wait <= 0) {
+      peer.lastT = t;
+      this.frames.push({ t, ch: 'awareness', doc, client, state });
+      return;
+    }
+    peer.timer = this.clock.setTimeout(() => this.writeAwareness(key, peer), wait);
+  }
+
+  private writeAwareness(key: string, peer: Pending): void {
+    peer.timer = null;
+    const space = key.indexOf(' ');
+    peer.lastT = Math.max(this.frames.at(-1)?.t ?? 0, this.clock.now() - this.startedAt);
+    this.frames.push({ t: peer.lastT, ch: 'awareness', doc: key.slice(space + 1), client: Number(key.slice(0, space)), state: peer.state });
   }
 }
