@@ -58,6 +58,8 @@ const permanent: ReadonlySet<number> = new Set([
   CloseCode.DocumentTooLarge,
   CloseCode.ProtocolVersion,
   CloseCode.MalformedFrame,
+  // What the tab holds is ahead of the replay: syncing it again would send it back (refused).
+  CloseCode.Rewound,
 ]);
 
 /**

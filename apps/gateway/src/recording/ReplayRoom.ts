@@ -72,6 +72,8 @@ export class ReplayRoom {
     this.durationMs = this.frames.at(-1)?.t ?? 0;
     this.replayer = new Replayer(recording);
     this.held = this.hold();
+    // Paused at the start, showing the files as they were when the recording began.
+    this.applyUpTo(0);
   }
 
   get state(): ReplayState {

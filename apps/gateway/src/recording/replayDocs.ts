@@ -15,7 +15,7 @@ export class Replayer {
   private readonly updates: Array<{ t: number; doc: string; data: Uint8Array | null }>;
 
   constructor(recording: Recording) {
-    this.updates = recording.frames.flatMap((frame) => {
+    this.updates = recording.frames.flatMap((frame): Array<{ t: number; doc: string; data: Uint8Array | null }> => {
       if (frame.ch === 'update') return [{ t: frame.t, doc: frame.doc, data: new Uint8Array(Buffer.from(frame.data, 'base64')) }];
       return frame.ch === 'awareness' ? [{ t: frame.t, doc: frame.doc, data: null }] : [];
     });
