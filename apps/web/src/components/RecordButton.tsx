@@ -41,7 +41,7 @@ export function RecordButton() {
       data-testid="record-button"
       aria-pressed={recording}
       disabled={busy}
-      title={recording ? 'Stop recording and download it' : 'Record this workspace: every change to its files and its thread, with their times (cursors are not recorded)'}
+      title={recording ? 'Stop recording and download it' : 'Record this workspace: every change to its files and its thread, and everyone’s cursor, with their times'}
       onClick={() => void toggle()}
     >
       <span className="record-dot" aria-hidden /> {recording ? 'Stop' : 'Record'}
