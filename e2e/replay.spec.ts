@@ -93,6 +93,8 @@ test('a presenter replays a recorded agent turn at 2× while two viewers follow;
   await expect(presenter.getByTestId('replay-bar')).toHaveAttribute('data-playing', 'false');
   await expect.poll(() => viewers[1]!.getByTestId('replay-bar').getAttribute('data-playing')).toBe('false');
   const pausedAt = await at(presenter);
+  const durationMs = Number(await presenter.getByTestId('replay-timeline').getAttribute('max'));
+  expect(pausedAt, `paused at ${pausedAt} of ${durationMs} ms`).toBeLessThan(durationMs);
   await viewers[1]!.waitForTimeout(1200);
   expect(await at(presenter)).toBe(pausedAt);
   expect(await at(viewers[1]!)).toBe(pausedAt);
@@ -105,7 +107,7 @@ test('a presenter replays a recorded agent turn at 2× while two viewers follow;
     await viewer.keyboard.press('Control+l');
     await expect(viewer.locator('[data-testid="thread-message"][data-kind="assistant"]').last()).toContainText('prints a due date', { timeout: 15_000 });
   }
-  expect(await at(viewers[1]!)).toBeGreaterThan(pausedAt);
+  await expect.poll(() => at(viewers[1]!)).toBeGreaterThan(pausedAt);
   await presenter.screenshot({ path: `${screenshotDir}/replay-presenter.png` });
   await viewers[1]!.screenshot({ path: `${screenshotDir}/replay-viewer.png` });
 });

@@ -21,6 +21,8 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
  * where every cursor came to rest, and a fast typist's 60 cursor moves a second cost 20 frames.
  */
 export const awarenessGapMs = 50;
+/** Past this many files not open when a recording starts, the others are recorded when first opened. */
+const maxFilesLoadedAtStart = 5_000;
 
 type Pending = { state: string | null; timer: TimerHandle | null; lastT: number };
 
@@ -44,6 +46,15 @@ export class SessionRecorder {
     const loaded = (_fileId: string, live: LiveDoc) => this.follow(live);
     room.docLoaded.add(loaded);
     this.detach.push(() => room.docLoaded.delete(loaded));
+    // Files nobody has open have no document loaded: loaded now (docLoaded follows each), so a
+    // replay starts from every file's text, not only the open ones'. A folder's files not read
+    // yet (`listed`) and binary files have no document to record.
+    let toLoad = maxFilesLoadedAtStart;
+    for (const entry of room.entries.values()) {
+      if (entry.kind !== 'file' || entry.listed || entry.binary || room.loaded(entry.fileId)) continue;
+      if (toLoad-- <= 0) break;
+      room.doc(entry.fileId);
+    }
   }
 
   get frameCount(): number {

@@ -30,14 +30,20 @@ export function ReplayBar() {
     if (!open) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let isReplay = false;
     const poll = async () => {
       const credentials = linkCredentials();
       if (!credentials || stopped) return;
       const result = await replayState(credentials.workspaceId, credentials.token);
       if (stopped) return;
-      if (!result.ok) return setState(null); // no replay here: nothing to show, no more asking
-      setState(result.value);
-      timer = setTimeout(() => void poll(), result.value.playing ? 250 : 500);
+      // The first answer says whether this is a replay (no: nothing to show, no more asking); a
+      // later failure (the gateway restarting, a slow network) keeps the bar and asks again.
+      if (!result.ok && !isReplay) return setState(null);
+      if (result.ok) {
+        isReplay = true;
+        setState(result.value);
+      }
+      timer = setTimeout(() => void poll(), result.ok && result.value.playing ? 250 : 500);
     };
     void poll();
     return () => {
