@@ -92,6 +92,11 @@ describe('a replay workspace', () => {
     expect(replay.workspaceId).not.toBe(workspaceId);
     expect(replays.controlled(replay.workspaceId, replay.viewerToken)).toBeNull();
     expect(replays.controlled(replay.workspaceId, replay.controlToken)).toBe(replay.replay);
+    // Held: the room stays (the unload timer its creation started must not drop it), its files shown at 0.
+    h.clock.advance(10 * 60_000);
+    h.flush();
+    expect(h.gateway.document(replay.workspaceId, INDEX_DOC_ID)!.getMap(INDEX_ENTRIES_KEY).size).toBeGreaterThan(0);
+    expect(h.gateway.isRoomLoaded(replay.workspaceId)).toBe(true);
     const viewer = h.client(replay.workspaceId, replay.viewerToken);
     h.settle(() => viewer.status.kind === 'open' && viewer.index.synced);
     expect(viewer.role).toBe('viewer');

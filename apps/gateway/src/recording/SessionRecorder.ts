@@ -31,6 +31,8 @@ export class SessionRecorder {
   private readonly detach: Array<() => void> = [];
   private readonly startedAt: number;
   private stopped = false;
+  /** While the constructor records the states the recording starts from: all of them at t = 0. */
+  private starting = true;
   /** Per document and awareness client: when its last frame was written, and a state waiting for the gap to end. */
   private readonly peers = new Map<string, Pending>();
 
@@ -55,6 +57,7 @@ export class SessionRecorder {
       if (toLoad-- <= 0) break;
       room.doc(entry.fileId);
     }
+    this.starting = false;
   }
 
   get frameCount(): number {
@@ -78,7 +81,7 @@ export class SessionRecorder {
 
   private follow(live: LiveDoc): void {
     const doc = live.doc;
-    const push = (update: Uint8Array) => this.frames.push({ t: this.clock.now() - this.startedAt, ch: 'update', doc: live.docId, data: base64(update) });
+    const push = (update: Uint8Array) => this.frames.push({ t: this.elapsed(), ch: 'update', doc: live.docId, data: base64(update) });
     push(Y.encodeStateAsUpdate(doc));
     const onUpdate = (update: Uint8Array) => push(update);
     doc.on('update', onUpdate);
@@ -99,7 +102,7 @@ export class SessionRecorder {
 
   private awareness(doc: string, client: number, state: string | null): void {
     const key = `${client} ${doc}`;
-    const t = this.clock.now() - this.startedAt;
+    const t = this.elapsed();
     const peer = this.peers.get(key);
     if (!peer) {
       this.peers.set(key, { state, timer: null, lastT: t });
@@ -122,5 +125,10 @@ export class SessionRecorder {
     const space = key.indexOf(' ');
     peer.lastT = Math.max(this.frames.at(-1)?.t ?? 0, this.clock.now() - this.startedAt);
     this.frames.push({ t: peer.lastT, ch: 'awareness', doc: key.slice(space + 1), client: Number(key.slice(0, space)), state: peer.state });
+  }
+
+  /** Ms since the recording began; 0 for the states it starts from (however long loading them took). */
+  private elapsed(): number {
+    return this.starting ? 0 : this.clock.now() - this.startedAt;
   }
 }
