@@ -1,4 +1,3 @@
-import type { AgentService } from './agent/AgentService';
 import type { Clock } from './ports/Clock';
 import type { Extensions } from './Extension';
 import type { GatewayConfig } from './GatewayConfig';
@@ -9,7 +8,6 @@ import type { Random } from './ports/Random';
 import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
 import type { Session } from './Session';
-import type { ThreadService } from './thread/ThreadService';
 
 
 /** What a session needs of the gateway, passed down instead of the whole Gateway. */
@@ -23,9 +21,7 @@ export interface GatewayContext {
   readonly links: LinkService;
   readonly rooms: RoomRegistry;
   readonly log: Log;
-  readonly agent: AgentService;
-  readonly thread: ThreadService;
-  /** The features registered as extensions (search, completion, …): their namespaces and hooks. */
+  /** The features registered as extensions (search, completion, the agent, the thread, …): their namespaces and hooks. */
   readonly extensions: Extensions;
   /** Why a new session of `linkId` from `address` may not open (a cap reached), or null. */
   sessionRefused(linkId: string, address: string): string | null;

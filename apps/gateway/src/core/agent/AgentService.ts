@@ -63,7 +63,7 @@ export class AgentService {
     private readonly router: ModelRouter,
     private readonly metrics: Metrics,
     /** Rates and spending, shared by every gateway of a cluster (`LocalLimits` when alone). */
-    private readonly limits: SharedLimits,
+    readonly limits: SharedLimits,
     private readonly log: Log,
     /** Whether this gateway may still write: in a cluster, while the others count it in. */
     readonly mayWrite: () => boolean = () => true,

@@ -1,0 +1,80 @@
+import { canWrite, CloseCode } from '@flint/protocol';
+import type { Extension, ExtensionFactory, ExtensionHost, ExtensionSession } from '../Extension';
+import { LocalLimits } from '../limits/LocalLimits';
+import type { SharedLimits } from '../limits/SharedLimits';
+import { ThreadService } from '../thread/ThreadService';
+import { AgentService, type AgentResult } from './AgentService';
+import { routeBreakerStates, type ModelRouter } from './ModelRouter';
+
+/**
+ * The agent as two extensions of the kernel: inline turns (`agent.*`) and the thread
+ * (`thread.*`). They share one `AgentService` per gateway (one admission: the link's rate and the
+ * daily budgets count both), made with the first of them.
+ */
+export function agentExtensions(router: ModelRouter, limits?: SharedLimits): ExtensionFactory[] {
+  const services = new WeakMap<ExtensionHost, AgentService>();
+  const serviceOf = (host: ExtensionHost): AgentService => {
+    let agent = services.get(host);
+    if (!agent) {
+      const { clock, random, config, metrics, log } = host;
+      agent = new AgentService(clock, random, config.agent, router, metrics, limits ?? new LocalLimits(clock), log, () => host.mayWrite());
+      services.set(host, agent);
+      describeMetrics(host, router);
+    }
+    return agent;
+  };
+  return [(host) => inlineExtension(serviceOf(host)), (host) => threadExtension(host, router, serviceOf(host), limits)];
+}
+
+/** Inline turns (Ctrl-K): a rewrite of a selection streamed into the file. */
+function inlineExtension(agent: AgentService): Extension<'agent'> {
+  return {
+    namespace: 'agent',
+    onMessage(message, session, room) {
+      if (!canWrite(session.role)) return session.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
+      // A prompt answers once admitted (the limits may live in Redis); Esc and steer at once.
+      return answer(session, message.requestId, agent.handle(message, session, room, session.user?.name ?? 'Someone'));
+    },
+    // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
+    onSessionOpen(session, room) {
+      for (const turn of agent.activeTurns(room)) session.sendControl({ type: 'agent.turn', turn });
+    },
+  };
+}
+
+/** The agent thread: one conversation per workspace whose turns patch its files. */
+function threadExtension(host: ExtensionHost, router: ModelRouter, agent: AgentService, limits: SharedLimits | undefined): Extension<'thread'> {
+  const { clock, random, config, metrics } = host;
+  const thread = new ThreadService(clock, random, config.agent, router, metrics, agent, limits ?? agent.limits);
+  return {
+    namespace: 'thread',
+    onMessage(message, session, room) {
+      if (!canWrite(session.role)) return session.close(CloseCode.Forbidden, 'viewers cannot prompt, interrupt or review');
+      const { name, color } = session.user ?? { name: 'Someone', color: '#888888' };
+      return answer(session, message.requestId, thread.handle(message, session, room, { name, color }));
+    },
+  };
+}
+
+/**
+ * A result now, or once its admission is decided (the limits may live in Redis). A rejection
+ * goes back to the kernel: a store that failed closes the session for a retry.
+ */
+function answer(session: ExtensionSession, requestId: number, result: AgentResult | Promise<AgentResult>): void | Promise<void> {
+  const send = (answer: AgentResult) => {
+    if (answer.ok) return session.sendControl({ type: 'result', requestId, ok: true, ...(answer.turnId ? { turnId: answer.turnId } : {}) });
+    const retry = answer.retryAfterMs !== undefined ? { retryAfterMs: answer.retryAfterMs } : {};
+    session.sendControl({ type: 'result', requestId, ok: false, code: answer.code, message: answer.message, ...retry });
+  };
+  if (!(result instanceof Promise)) return send(result);
+  return result.then(send);
+}
+
+function describeMetrics({ metrics: m }: ExtensionHost, router: ModelRouter): void {
+  m.describe('flint_thread_turns_total', 'Agent thread turns, by how they ended and route.');
+  m.histogram('flint_agent_ttft_ms', [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], 'Time from prompt to the first token, per turn.');
+  m.histogram('flint_agent_tokens_per_second', [50, 100, 250, 500, 1000, 2000, 5000, 10000, 20000], 'Output tokens per second of finished turns.');
+  m.describe('flint_provider_errors_total', 'Provider failures by typed code.');
+  m.describe('flint_route_breaker_state', "Each configured route's circuit breaker: 1 for its state now (closed, half-open or open), 0 for the others.");
+  m.gauge('flint_route_breaker_state', () => routeBreakerStates(router));
+}
