@@ -1,7 +1,8 @@
-import { canWrite, CloseCode } from '@flint/protocol';
+import { canWrite, CloseCode, type ThreadTurnRecord } from '@flint/protocol';
 import type { Extension, ExtensionFactory, ExtensionHost, ExtensionSession } from '../Extension';
 import { LocalLimits } from '../limits/LocalLimits';
 import type { SharedLimits } from '../limits/SharedLimits';
+import { ThreadLog } from '../thread/ThreadLog';
 import { ThreadService } from '../thread/ThreadService';
 import { AgentService, type AgentResult } from './AgentService';
 import { routeBreakerStates, type ModelRouter } from './ModelRouter';
@@ -52,6 +53,17 @@ function threadExtension(host: ExtensionHost, router: ModelRouter, agent: AgentS
       if (!canWrite(session.role)) return session.close(CloseCode.Forbidden, 'viewers cannot prompt, interrupt or review');
       const { name, color } = session.user ?? { name: 'Someone', color: '#888888' };
       return answer(session, message.requestId, thread.handle(message, session, room, { name, color }));
+    },
+    onRoomLoad(room) {
+      // A turn that still shows as streaming runs on another gateway of the cluster, or ran on one
+      // that is gone (this one, before a restart): the latter end as failed, with their hunks.
+      room.threadLoaded.add((live) => {
+        const log = new ThreadLog(live.doc, () => clock.now(), random);
+        const gone = (turn: ThreadTurnRecord) => !room.gatewayAlive(turn.gateway ?? '');
+        const stale = log.allTurns().filter((turn) => turn.status === 'streaming' && gone(turn));
+        log.closeInterrupted(gone);
+        room.endWriting(stale);
+      });
     },
   };
 }
