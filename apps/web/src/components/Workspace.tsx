@@ -1,10 +1,8 @@
 import { useEffect } from 'react';
-import { selectCanEdit, useConnection } from '../stores/connectionStore';
-import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
-import { closeActiveTab, editorWidgetOwnsKey, toggleAgentPanel } from '../stores/appCommands';
-import { toggleSidebar, usePalette } from '../stores/paletteStore';
-import { openSearch, useSearch } from '../stores/searchStore';
-import { requestCreate } from '../stores/workspaceStore';
+import { handleCommandKey } from '../commands/boundCommands';
+import { selectGit, useProject } from '../stores/projectStore';
+import { usePalette } from '../stores/paletteStore';
+import { useSearch } from '../stores/searchStore';
 import { AgentErrorBanner } from './AgentErrorBanner';
 import { AgentPanel } from './AgentPanel';
 import { ChangesView } from './ChangesView';
@@ -15,6 +13,7 @@ import { FileTree } from './FileTree';
 import { Notice } from './Notice';
 import { QuickOpen } from './QuickOpen';
 import { SearchPanel } from './SearchPanel';
+import { SettingsDialog } from './SettingsDialog';
 import { ShareDialog } from './ShareDialog';
 import { StatusBar } from './StatusBar';
 import { Tabs } from './Tabs';
@@ -32,52 +31,14 @@ function useShortcuts(): void {
         event.preventDefault();
         return;
       }
-      // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
-      if (editorWidgetOwnsKey(event)) return;
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyL') {
-        // Over the browser's address bar, as in other AI editors; Monaco's "expand line
-        // selection" gives the key up (appActions), so F1 says the same.
-        event.preventDefault();
-        event.stopPropagation();
-        toggleAgentPanel();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyB') {
-        // Toggle the sidebar, as in VS Code; Monaco and Chromium have nothing on it.
-        event.preventDefault();
-        event.stopPropagation();
-        toggleSidebar();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyF') {
-        // Search across files, as in VS Code; over Monaco, which has nothing on it.
-        event.preventDefault();
-        event.stopPropagation();
-        openSearch();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyG') {
-        // The Changes view, as in other editors; over the browser's "find previous". Nothing without git.
-        if (!toggleChanges()) return;
-        event.preventDefault();
-        event.stopPropagation();
-        return;
-      }
-      if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      const key = event.code;
-      if (key === 'KeyN' && selectCanEdit(useConnection.getState())) {
-        requestCreate(event.shiftKey ? 'folder' : 'file');
-      } else if (key === 'KeyW' && !event.shiftKey && !(event.target instanceof Element && event.target.closest('.search-panel'))) {
-        // In the search panel Alt+W is "whole word".
-        closeActiveTab();
-      } else if ((key === 'ArrowLeft' || key === 'ArrowRight') && !event.shiftKey) {
+      // The app's commands, by the person's keys (Settings); each yields to a widget that owns the key.
+      if (handleCommandKey(event)) return;
+      if (event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey && (event.code === 'ArrowLeft' || event.code === 'ArrowRight')) {
         // The browser's Back and Forward: by a VS Code habit (go back after F12) they would
         // leave the IDE. The toolbar's Back button still does.
-      } else {
-        return;
+        event.preventDefault();
+        event.stopPropagation();
       }
-      event.preventDefault();
-      event.stopPropagation();
     };
     window.addEventListener('keydown', onKeyDown, true);
     return () => window.removeEventListener('keydown', onKeyDown, true);
@@ -110,6 +71,7 @@ export default function Workspace() {
       <ShareDialog />
       <QuickOpen />
       <CommandPalette />
+      <SettingsDialog />
       <Notice />
     </div>
   );

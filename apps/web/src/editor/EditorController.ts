@@ -1,5 +1,5 @@
 import type { FlintClient } from '@flint/client';
-import { loadLayout, saveCursor, saveLayout } from '../memory/workspaceLayout';
+import { loadLayout, saveCursor } from '../memory/workspaceLayout';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { useEditorStatus, type EditorSelection } from '../stores/editorStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
@@ -9,6 +9,7 @@ import { AgentController } from './AgentController';
 import { registerAppActions } from './appActions';
 import { AutocompleteController } from './AutocompleteController';
 import { DiagnosticsRefresher } from './DiagnosticsRefresher';
+import { applyEditorSettings } from './editorSettings';
 import { FollowController } from './FollowController';
 import { ModelRegistry, pathOfUri } from './ModelRegistry';
 import { monaco } from './monacoSetup';
@@ -76,6 +77,7 @@ export class EditorController {
       }),
     );
     this.applyReadOnly();
+    this.disposers.push(applyEditorSettings(editor));
     this.rememberLayout();
     this.disposers.push(registerAppActions(editor));
     this.follow = new FollowController(editor, this.registry);
@@ -134,15 +136,13 @@ export class EditorController {
   }
 
   /**
-   * Keeps the caret of the file on screen and the editor's font size (F1 → Editor Font Zoom,
-   * Ctrl+wheel) for the next load of this workspace in this browser. The caret is written a
-   * moment after it settles, and when the page goes away.
+   * Keeps the caret of the file on screen for the next load of this workspace in this browser,
+   * written a moment after it settles, and when the page goes away. The font size is the
+   * person's setting (editorSettings), the same in every workspace.
    */
   private rememberLayout(): void {
     const workspaceId = useConnection.getState().workspaceId;
     if (workspaceId === null) return;
-    const { fontSize } = loadLayout(workspaceId);
-    if (fontSize !== null) this.editor.updateOptions({ fontSize, lineHeight: Math.round((fontSize * 20) / 13) });
     let timer: number | null = null;
     const saveCaret = () => {
       if (timer !== null) window.clearTimeout(timer);
@@ -157,13 +157,9 @@ export class EditorController {
       if (event.source !== 'keyboard' && event.source !== 'mouse') return;
       if (timer === null) timer = window.setTimeout(saveCaret, 300);
     });
-    const font = this.editor.onDidChangeConfiguration((event) => {
-      if (event.hasChanged(monaco.editor.EditorOption.fontInfo)) saveLayout(workspaceId, { fontSize: this.editor.getOption(monaco.editor.EditorOption.fontInfo).fontSize });
-    });
     window.addEventListener('pagehide', saveCaret);
     this.disposers.push(
       () => cursor.dispose(),
-      () => font.dispose(),
       () => window.removeEventListener('pagehide', saveCaret),
       () => timer !== null && window.clearTimeout(timer),
     );

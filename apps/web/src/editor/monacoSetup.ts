@@ -133,6 +133,46 @@ monaco.editor.defineTheme('flint-dark', {
   },
 });
 
+// The light theme (Settings → Theme, or a light system preference): vs with Flint's own surfaces.
+monaco.editor.defineTheme('flint-light', {
+  base: 'vs',
+  inherit: true,
+  rules: [
+    { token: 'comment', foreground: '6a737d', fontStyle: 'italic' },
+    { token: 'keyword', foreground: '8839b5' },
+    { token: 'string', foreground: '22863a' },
+    { token: 'number', foreground: 'b35900' },
+    { token: 'type', foreground: '0b7285' },
+    { token: 'type.identifier', foreground: '0b7285' },
+  ],
+  colors: {
+    'editor.background': '#ffffff',
+    'editor.foreground': '#1f2328',
+    'editorLineNumber.foreground': '#8c959f',
+    'editorLineNumber.activeForeground': '#1f2328',
+    'editor.lineHighlightBackground': '#f3f5f8',
+    'editor.lineHighlightBorder': '#00000000',
+    'editor.selectionBackground': '#b6d3ff',
+    'editor.inactiveSelectionBackground': '#d8e6fb',
+    'editorCursor.foreground': '#b35900',
+    'editorGutter.background': '#ffffff',
+    'editorWidget.background': '#f6f8fa',
+    'editorWidget.border': '#d0d7de',
+    'editorSuggestWidget.background': '#ffffff',
+    'editorSuggestWidget.border': '#d0d7de',
+    'editorHoverWidget.background': '#ffffff',
+    'editorHoverWidget.border': '#d0d7de',
+    'minimap.background': '#ffffff',
+    'diffEditor.insertedLineBackground': '#1a7f3712',
+    'diffEditor.insertedTextBackground': '#1a7f3730',
+    'diffEditor.removedLineBackground': '#cf222e10',
+    'diffEditor.removedTextBackground': '#cf222e30',
+  },
+});
+
+/** Monaco's theme for each of the app's (settingsStore's AppliedTheme); high contrast is Monaco's own. */
+export const monacoThemes = { dark: 'flint-dark', light: 'flint-light', 'high-contrast': 'hc-black' } as const;
+
 /** The editor's look and behaviour: the IDE's one editor and the benchmark's naive control page use it. */
 export const editorOptions: monaco.editor.IStandaloneEditorConstructionOptions = {
   theme: 'flint-dark',
