@@ -211,6 +211,25 @@ test('a rebound key runs its command, the old key does not, the palette and F1 s
   await page.keyboard.press('Control+b');
   await expect(sidebar).toBeVisible();
 
+  // A key taken away: Alt+N makes no file, and the button's tooltip no longer names it.
+  await expect(page.getByTestId('new-file-button')).toHaveAttribute('title', 'New file (Alt+N)');
+  await editorText(page).click();
+  await page.keyboard.press('Alt+n');
+  await expect(page.getByTestId('tree-name-input')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('tree-name-input')).toHaveCount(0);
+  await openSettings(page);
+  await page.locator('[data-testid="key-row"][data-command="new-file"]').getByTestId('key-remove').click();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('new-file-button')).toHaveAttribute('title', 'New file');
+  await editorText(page).click();
+  await page.keyboard.press('Alt+n');
+  // A key pressed after it is handled after it: once the palette is open, Alt+N has been handled.
+  await page.keyboard.press('F6');
+  await expect(page.getByTestId('command-palette')).toBeVisible();
+  await expect(page.getByTestId('tree-name-input')).toHaveCount(0);
+  await page.keyboard.press('Escape');
+
   // F1 lists the agent panel with its key, and shows the new one once rebound.
   await editorText(page).click();
   await page.keyboard.press('F1');

@@ -4,9 +4,11 @@ import { usePresence } from '../stores/presenceStore';
 import { closeTab, openFileById, useWorkspace } from '../stores/workspaceStore';
 import { Icon } from './Icon';
 import { initials } from './PresenceBar';
+import { useShortcut, withKey } from '../stores/settingsStore';
 
 /** Open files. Middle-click or × closes; coloured initials show who else has the file active. */
 export function Tabs() {
+  const closeKey = useShortcut('close-tab');
   const tabs = useWorkspace((s) => s.tabs);
   const pathById = useWorkspace((s) => s.pathById);
   const activeFileId = useWorkspace((s) => s.activeFileId);
@@ -53,12 +55,12 @@ export function Tabs() {
                 {initials(peer.user.name)}
               </span>
             ))}
-            {/* Not a button inside role=tab (axe: nested-interactive): the mouse's close; the keyboard's is Alt+W. */}
+            {/* Not a button inside role=tab (axe: nested-interactive): the mouse's close; the keyboard's is Alt+W (Settings may change it). */}
             <span
               className="tab-close"
               aria-hidden="true"
               data-testid="tab-close"
-              title="Close (Alt+W)"
+              title={withKey('Close', closeKey)}
               onClick={(event) => {
                 event.stopPropagation();
                 closeTab(fileId);

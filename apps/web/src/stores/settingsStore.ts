@@ -76,6 +76,18 @@ export function shortcutOf(id: BoundCommandId): string | undefined {
   return chord === null ? undefined : displayChord(chord);
 }
 
+/** A command's key for a tooltip or a hint, re-rendered when the person changes it. */
+export function useShortcut(id: BoundCommandId): string | undefined {
+  const keybindings = useSettings((s) => s.keybindings);
+  const chord = effectiveKeybindings(keybindings)[id];
+  return chord === null ? undefined : displayChord(chord);
+}
+
+/** "New file (Alt+N)", or "New file" when the command has no key. */
+export function withKey(text: string, key: string | undefined): string {
+  return key === undefined ? text : `${text} (${key})`;
+}
+
 /**
  * Puts the theme on the page (data-theme on <html>, which styles.css reads) and keeps it there:
  * the person's choice, or the system's as it changes. Another tab of this browser changing the
