@@ -85,9 +85,23 @@ for (const scheme of ['dark', 'light'] as const) {
     await shoot(page, `theme-${scheme}-palette`);
     await page.keyboard.press('Escape');
 
+    await page.keyboard.press('Control+Shift+F');
+    await page.getByTestId('search-input').first().fill('task');
+    await expect(page.getByTestId('search-summary')).toContainText(/\d+ results? in \d+ files?/);
+    found.push(...(await seriousViolations(page, 'search panel with results')));
+    await shoot(page, `theme-${scheme}-search`);
+    await page.keyboard.press('Escape');
+
     await page.keyboard.press('Control+l');
-    await expect(page.getByTestId('agent-panel')).toBeVisible();
+    await expect(page.getByTestId('agent-panel')).toHaveAttribute('data-synced', 'true');
     found.push(...(await seriousViolations(page, 'agent panel')));
+    // A turn in the thread: the fake model answers every message with a line of code.
+    const input = page.getByTestId('thread-input');
+    await input.fill('What does formatTask return?');
+    await input.press('Enter');
+    await expect(page.locator('[data-testid="thread-message"][data-kind="assistant"]').first()).toContainText('return 0;');
+    await expect(page.getByTestId('thread-stop')).toHaveCount(0);
+    found.push(...(await seriousViolations(page, 'agent panel with a turn')));
     await shoot(page, `theme-${scheme}-agent`);
 
     expect(found).toEqual([]);
