@@ -123,7 +123,8 @@ test('the font size (Ctrl+= / Ctrl+-, the zoom, the field) persists across a rel
   await expect.poll(() => fontSize(page)).toBe('13px');
   await editorText(page).click();
   await page.keyboard.press('Control+Equal');
-  await page.keyboard.press('Control+Equal');
+  // Ctrl++ (Shift on most layouts) too.
+  await page.keyboard.press('Control+Shift+Equal');
   await expect.poll(() => fontSize(page)).toBe('15px');
   await page.keyboard.press('Control+Minus');
   await expect.poll(() => fontSize(page)).toBe('14px');
@@ -137,9 +138,16 @@ test('the font size (Ctrl+= / Ctrl+-, the zoom, the field) persists across a rel
   await dialog.getByTestId('settings-font-size').fill('17');
   await expect.poll(() => fontSize(page)).toBe('17px');
   await page.keyboard.press('Escape');
+  // Ctrl+wheel (Monaco's zoom) moves the same setting by a step.
+  const box = (await editorText(page).boundingBox())!;
+  await page.mouse.move(box.x + 100, box.y + 40);
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -120);
+  await page.keyboard.up('Control');
+  await expect.poll(() => fontSize(page)).toBe('18px');
   await openWorkspace(page, await createDemoWorkspace(request), 'Fay');
   await openFile(page, 'src/format.ts');
-  await expect.poll(() => fontSize(page)).toBe('17px');
+  await expect.poll(() => fontSize(page)).toBe('18px');
   await page.keyboard.press('Control+Digit0');
   await expect.poll(() => fontSize(page)).toBe('13px');
 });

@@ -71,7 +71,9 @@ export function handleCommandKey(event: KeyboardEvent): boolean {
   if (chord === null) return false;
   // In the search panel Alt+C/R/W are its case, regex and whole-word toggles.
   if (chord.startsWith('Alt+') && target?.closest('.search-panel')) return false;
-  const id = commandForChord(currentKeybindings(), chord);
+  const table = currentKeybindings();
+  // Ctrl++ is Ctrl+Shift+= on most keyboards: it means what Ctrl+= means, unless it has its own command.
+  const id = commandForChord(table, chord) ?? (chord.endsWith('Shift+=') ? commandForChord(table, chord.replace('Shift+', '')) : null);
   if (id === null || !runBoundCommand(id)) return false;
   event.preventDefault();
   event.stopPropagation();

@@ -45,10 +45,11 @@ export function applyEditorSettings(editor: monaco.editor.IStandaloneCodeEditor)
     const shown = editor.getOption(monaco.editor.EditorOption.fontInfo).fontSize;
     const set = useSettings.getState().fontSize;
     if (Math.abs(shown - set) < 0.5) return;
-    // A zoom level is on: make it the setting and the zoom level 0 again (after this event).
+    // A zoom step: one pixel on the setting, and the zoom level 0 again (after this event).
+    // Monaco's steps are 10% of the size, which would jump 17 → 19 px.
     queueMicrotask(() => {
       editor.trigger('flint.settings', 'editor.action.fontZoomReset', null);
-      setFontSize(shown > set ? Math.max(set + 1, Math.round(shown)) : Math.min(set - 1, Math.round(shown)));
+      setFontSize(shown > set ? set + 1 : set - 1);
     });
   });
   return () => {
