@@ -5,7 +5,8 @@ import { createDemoWorkspace, openFile, openWorkspace, screenshotDir } from './h
 /**
  * Issue 38: axe on the main screens, in the dark and the light theme (each reached by the
  * system's preference, which the default theme follows), with no serious or critical
- * violation; and screenshots of them at 1440×900 and 760×700 for a person to look at.
+ * violation; and screenshots of them at 1440×900 and 760×700 for a person to look at. The editor
+ * groups' screens (issue 38 item 7) too: two groups, the Problems panel with an error, the tab menu.
  */
 
 type Scheme = 'dark' | 'light';
@@ -98,6 +99,35 @@ for (const scheme of ['dark', 'light'] as const) {
     await expect(page.getByTestId('thread-stop')).toHaveCount(0);
     found.push(...(await seriousViolations(page, 'agent panel with a turn')));
     await shoot(page, `theme-${scheme}-agent`);
+    await page.keyboard.press('Control+l');
+    await expect(page.getByTestId('agent-panel')).toHaveCount(0);
+
+    // Two editor groups (Ctrl+\\), the second on another file.
+    await openFile(page, 'src/index.ts');
+    await page.keyboard.press('Control+Backslash');
+    await expect(page.getByTestId('split-editor')).toBeVisible();
+    await page.locator('[data-testid="tree-item"][data-path="src/format.ts"]').click();
+    await expect(page.locator('[data-testid="editor-group"][data-group="1"] [role="tab"][aria-selected="true"]')).toHaveAttribute('data-path', 'src/format.ts');
+    found.push(...(await seriousViolations(page, 'two editor groups')));
+    await shoot(page, `theme-${scheme}-split`);
+
+    // Problems (Ctrl+Shift+M) with an error in it, and the status bar's counts.
+    await page.locator('[data-testid="split-editor"] .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type("\nconst broken: number = 'text';");
+    await expect(page.getByTestId('status-problems')).toHaveAccessibleName('1 error, 0 warnings', { timeout: 20_000 });
+    await page.keyboard.press('Control+Shift+M');
+    await expect(page.getByTestId('problems-panel').getByTestId('problems-item')).toHaveCount(1);
+    found.push(...(await seriousViolations(page, 'Problems panel')));
+    await shoot(page, `theme-${scheme}-problems`);
+
+    // The tab menu (Shift+F10 on the focused tab), at 1440 only: a resize closes it.
+    await page.locator('[data-testid="editor-group"][data-group="1"] [role="tab"][aria-selected="true"]').focus();
+    await page.keyboard.press('Shift+F10');
+    await expect(page.getByTestId('tab-menu')).toBeVisible();
+    found.push(...(await seriousViolations(page, 'tab menu')));
+    await page.screenshot({ path: `${screenshotDir}/theme-${scheme}-tab-menu-1440.png` });
+    await page.keyboard.press('Escape');
 
     expect(found).toEqual([]);
   });
