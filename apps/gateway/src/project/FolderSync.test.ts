@@ -18,6 +18,8 @@ async function open(files: Record<string, string | Uint8Array>, store = new Sqli
   const held = h.gateway.holdRoom(created.workspaceId)!;
   const sync = new FolderSync({ workspaceId: created.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0, renameWindowMs: 0 });
   await sync.start();
+  // The listed files are read after the start (text or binary, a digest to pair a move by).
+  await sync.flushed();
   const alice = h.client(created.workspaceId, created.token);
   h.flush();
   return { h, disk, sync, alice, held, ...created };

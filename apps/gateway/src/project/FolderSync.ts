@@ -103,6 +103,8 @@ export class FolderSync implements FolderProject {
   private applying = false;
   private stopWatching: (() => Promise<void>) | null = null;
   private stopped = false;
+  /** The listed files' first read after the start (`classifyListed`). */
+  private classifying: Promise<void> = Promise.resolve();
   private readonly writeDelayMs: number;
 
   constructor(private readonly options: FolderSyncOptions) {
@@ -125,7 +127,7 @@ export class FolderSync implements FolderProject {
     this.stopWatching = await this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
     await this.enqueue(() => this.reconcile());
     this.paths = this.filePaths();
-    void this.digestListed();
+    this.classifying = this.classifyListed();
     this.room.pathGuards.add(this.guard);
     this.room.entries.observe(this.onTree);
     this.room.docLoaded.add(this.attach);
@@ -138,6 +140,7 @@ export class FolderSync implements FolderProject {
     if (this.stopped) return;
     this.stopped = true;
     await this.stopWatching?.();
+    await this.classifying;
     this.room.pathGuards.delete(this.guard);
     if (this.room.docSource === this.source) this.room.docSource = null;
     this.room.entries.unobserve(this.onTree);
@@ -154,10 +157,11 @@ export class FolderSync implements FolderProject {
   }
 
   /**
-   * Resolves once every pending write has run, every delete waiting for its create is decided
+   * Resolves once the listed files are classified (text or binary: read after the start), every pending write has run, every delete waiting for its create is decided
    * (`renameWindowMs`), and the disk work queued so far is done.
    */
   async flushed(): Promise<void> {
+    await this.classifying;
     for (;;) {
       await this.queue;
       if (this.pendingDeletes.size > 0) {
@@ -187,38 +191,21 @@ export class FolderSync implements FolderProject {
   private async reconcile(): Promise<void> {
     const onDisk = new Set<string>();
     // Files the workspace does not have yet: listed together, in one change of the tree.
-    const unseen: Array<{ path: string; listed: string }> = [];
-    for (const { path: listed } of await this.disk.list()) {
+    const unseen: Array<{ path: string; size: number }> = [];
+    for (const { path: listed, size } of await this.disk.list()) {
       const path = this.spelling.note(listed);
       if (validatePath(path)) continue;
       onDisk.add(path);
       const entry = this.room.entries.get(path) as IndexEntry | undefined;
-      if (!entry) unseen.push({ path, listed });
+      if (!entry) unseen.push({ path, size });
       // A file with no document: the disk is its truth, there is nothing to compare (issue 36).
       else if (entry.kind !== 'file' || !entry.listed) await this.fromDisk(path);
     }
-    // Read in batches, together, only to tell text from binary (and know a move): no document is made.
-    const fresh: Array<{ path: string; listed?: boolean; binaryBytes?: number }> = [];
-    const digests = new Map<string, string>();
-    for (let at = 0; at < unseen.length; at += listingReadBatch) {
-      const batch = unseen.slice(at, at + listingReadBatch);
-      const files = await Promise.all(batch.map(({ listed }) => this.disk.read(listed)));
-      batch.forEach(({ path }, i) => {
-        const file = files[i];
-        if (!file) return;
-        if (!isText(file.bytes)) return fresh.push({ path, binaryBytes: file.bytes.byteLength });
-        fresh.push({ path, listed: true });
-        digests.set(path, contentDigest(file.bytes));
-      });
-    }
-    if (fresh.length) {
-      let created = new Map<string, string>();
-      this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
-      for (const [path, fileId] of created) {
-        const digest = digests.get(path);
-        if (digest) this.listedDigests.set(fileId, digest);
-      }
-    }
+    // Listed from the directory entries alone, in one change of the tree: nothing is read here.
+    // Too large to be text by its size is binary at once; the rest is read after the start, off
+    // the hot path (`classifyListed`: text or binary, and a digest to know a move by).
+    const fresh = unseen.map(({ path, size }) => (size > maxTextBytes ? { path, binaryBytes: size } : { path, listed: true }));
+    if (fresh.length) this.inRoom(() => this.room.createFiles(fresh));
     // In the workspace but not on disk: deleted there while we were away, or never written.
     for (const [path, entry] of [...this.room.entries]) {
       if (entry.kind !== 'file' || onDisk.has(path) || this.disk.ignored(path)) continue;
@@ -613,17 +600,28 @@ export class FolderSync implements FolderProject {
    * After a start, the listed files whose digests are not known (a warm start lists, it does not
    * read) are read in batches, yielding between them, so that a move on disk keeps their ids.
    */
-  private async digestListed(): Promise<void> {
+  /**
+   * Reads every listed file not read since it was listed, in batches off the hot path: a file that
+   * is not text becomes a binary entry (its id kept; as its first open would make it), a text one
+   * gets its digest, so that a move on disk pairs and keeps its id. A file read here that a disk
+   * event or an open has dealt with meanwhile (no longer listed, or already digested) is left to
+   * them: they read it later than this pass did.
+   */
+  private async classifyListed(): Promise<void> {
     const unknown: Array<[string, string]> = [];
     for (const [path, entry] of this.room.entries) if (entry.kind === 'file' && entry.listed && !this.listedDigests.has(entry.fileId)) unknown.push([path, entry.fileId]);
     for (let at = 0; at < unknown.length && !this.stopped; at += listingReadBatch) {
       const batch = unknown.slice(at, at + listingReadBatch);
       const files = await Promise.all(batch.map(([path]) => this.disk.read(this.spelling.onDisk(path)).catch(() => null)));
+      const binary: Array<[string, IndexEntry]> = [];
       batch.forEach(([path, fileId], i) => {
         const file = files[i];
         const entry = this.room.entries.get(path) as IndexEntry | undefined;
-        if (file && entry?.kind === 'file' && entry.fileId === fileId && entry.listed && !this.listedDigests.has(fileId)) this.listedDigests.set(fileId, contentDigest(file.bytes));
+        if (this.stopped || !file || entry?.kind !== 'file' || entry.fileId !== fileId || !entry.listed || this.listedDigests.has(fileId)) return;
+        if (isText(file.bytes)) this.listedDigests.set(fileId, contentDigest(file.bytes));
+        else binary.push([path, { kind: 'file', fileId, binary: true, bytes: file.bytes.byteLength }]);
       });
+      if (binary.length) this.inRoom(() => this.room.entries.doc!.transact(() => binary.forEach(([path, entry]) => this.room.entries.set(path, entry)), GATEWAY_ORIGIN));
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
