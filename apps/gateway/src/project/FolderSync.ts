@@ -124,9 +124,17 @@ export class FolderSync implements FolderProject {
   /** Reconciles disk and workspace, then follows both. */
   async start(): Promise<void> {
     this.room.docSource = this.source;
-    this.stopWatching = await this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
-    await this.enqueue(() => this.reconcile());
+    // The watcher's start (a walk of the folder of its own) and the listing run together (issue
+    // 36); what changed on disk between the two is found by listing once more after it.
+    const watching = this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
+    const reconciled = this.enqueue(() => this.reconcile());
+    this.stopWatching = await watching.catch(async (error: unknown) => {
+      await reconciled;
+      throw error;
+    });
+    await reconciled;
     this.paths = this.filePaths();
+    void this.enqueue(() => this.relist());
     this.classifying = this.classifyListed();
     this.room.pathGuards.add(this.guard);
     this.room.entries.observe(this.onTree);
@@ -219,6 +227,31 @@ export class FolderSync implements FolderProject {
       // One file the folder's edge refuses (a link on its way now) does not stop the others.
       else if (text !== null) await this.write(entry.fileId, path).catch((error: unknown) => this.options.log('warn', 'a document was not written to the folder', { root: this.root, path, error: String(error) }));
     }
+  }
+
+  /**
+   * Lists the folder again once the watcher is up: a file made, changed or deleted after the
+   * start's listing read its folder and before the watcher watched it is taken in as the watcher
+   * would have reported it. Files with documents are compared again; listed ones have nothing to
+   * compare (the disk is their truth).
+   */
+  private async relist(): Promise<void> {
+    if (this.stopped) return;
+    const events: DiskEvent[] = [];
+    const onDisk = new Set<string>();
+    for (const { path: listed } of await this.disk.list()) {
+      const path = this.spelling.note(listed);
+      if (validatePath(path)) continue;
+      onDisk.add(path);
+      const entry = this.room.entries.get(path) as IndexEntry | undefined;
+      if (!entry || (entry.kind === 'file' && !entry.listed && !entry.binary)) events.push({ type: entry ? 'update' : 'create', path: listed });
+    }
+    // Only files the disk had: one made in the IDE may not be written yet.
+    for (const [path, entry] of this.room.entries) {
+      if (entry.kind !== 'file' || onDisk.has(path) || this.disk.ignored(path)) continue;
+      if (entry.listed || entry.binary || this.synced.get(entry.fileId)?.digest) events.push({ type: 'delete', path });
+    }
+    if (events.length) await this.onDisk(events);
   }
 
   // ---- disk → workspace ----
