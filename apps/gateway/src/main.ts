@@ -312,7 +312,7 @@ const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
 const recordings = new Recordings((id) => gateway.holdRoom(id), systemClock);
 const recordingApi = createRecordingApi(gateway, recordings);
 const playground = playgroundSetup
-  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
+  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), setStorageQuota: (id, bytes) => gateway.setStorageQuota(id, bytes), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
   : null;
 playground?.start();
 
