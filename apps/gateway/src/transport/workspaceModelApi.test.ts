@@ -13,6 +13,7 @@ import type { ModelRouter } from '../core/agent/ModelRouter';
 import { createGateway } from '../index';
 import { secretBox } from '../models/connect/secretBox';
 import { WorkspaceModels } from '../models/connect/WorkspaceModels';
+import { ModelAddressPolicy } from '../models/connect/modelAddressPolicy';
 import type { ModelEvent, ModelProvider } from '../core/ports/ModelProvider';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 import { SqliteStore } from '../storage/SqliteStore';
@@ -47,7 +48,9 @@ afterEach(async () => {
 
 async function setUp() {
   const store = new SqliteStore(':memory:');
-  models = new WorkspaceModels({ meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) }, secrets: secretBox(randomBytes(32)), clock: systemClock });
+  // The fake provider listens on loopback: allowed, as for a gateway that listens on loopback (main.ts).
+  const addresses = new ModelAddressPolicy({ allowPrivate: true, gatewayPort: () => server?.port ?? null });
+  models = new WorkspaceModels({ meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) }, secrets: secretBox(randomBytes(32)), clock: systemClock, addresses });
   const router = models.router(gatewayRouter);
   const gateway = createGateway({}, { store, clock: systemClock, random: systemRandom, models: router });
   const modelApi = createWorkspaceModelApi(gateway, { models, clock: systemClock, gatewayModel: () => 'flint-tiny' });
