@@ -233,6 +233,12 @@ export class ClusterNode implements DocCluster, ClusterListener {
     for (const room of this.deps.loadedRooms()) {
       for (const live of room.loadedDocs()) {
         for (const owner of owners) live.broadcastAwareness(live.awareness.removeOwnedBy(owner), null, true);
+        // What it stored but never published (it died in between) is read back from the store.
+        try {
+          live.catchUpFromStore();
+        } catch (error) {
+          this.deps.log('error', 'could not read back what a gone gateway stored', { docKey: `${room.workspace.id}/${live.docId}`, error: String(error) });
+        }
       }
       const { remote } = turnsOf(room);
       for (const [turnId, { gateway, turn }] of [...remote]) {
