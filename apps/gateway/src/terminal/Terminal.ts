@@ -1,5 +1,6 @@
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import type { TerminalInfo } from '@flint/protocol';
+import { CsiClamp } from './CsiClamp';
 import { TerminalScreen } from './TerminalScreen';
 
 export interface TerminalOptions {
@@ -57,6 +58,8 @@ export class Terminal {
   private lastDataAt = 0;
   /** Small outputs sent at once in the current batch interval. */
   private quickFlushes = 0;
+  /** Huge counts in control sequences are clamped before any screen parses them ([P48]). */
+  private readonly clamp = new CsiClamp();
 
   constructor(private readonly options: TerminalOptions) {
     this.info = { termId: options.termId, kind: options.kind, title: options.title, openedBy: options.openedBy, cols: options.cols, rows: options.rows, exitCode: null };
@@ -67,7 +70,8 @@ export class Terminal {
     this.pty = spawnPty(options.file, options.args, { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env });
     this.pty.onData((data) => {
       this.lastDataAt = Date.now();
-      this.output(data);
+      const clamped = this.clamp.push(data);
+      if (clamped !== '') this.output(clamped);
     });
     this.pty.onExit(({ exitCode, signal }) => {
       this.exited = true;
@@ -90,6 +94,8 @@ export class Terminal {
         return;
       }
       if (this.disposed) return then();
+      const held = this.clamp.flush();
+      if (held !== '') this.output(held);
       this.flush();
       then();
     };
