@@ -40,7 +40,7 @@ export interface TerminalServiceOptions {
   maxTerminals?: number;
 }
 
-export const defaultTerminalSettings: TerminalSettings = { network: false, commandPolicy: 'ask', allowedCommands: ['npm test', 'npx tsc --noEmit'], checkCommand: 'npm test' };
+export const defaultTerminalSettings: TerminalSettings = { network: false, commandPolicy: 'ask', allowedCommands: [], checkCommand: 'npm test' };
 
 interface Running {
   terminal: Terminal;
@@ -193,7 +193,9 @@ export class TerminalService implements TerminalHost {
         return this.broadcastState(workspace);
       }
       case 'term.check': {
-        if (peer.role !== 'owner' && peer.role !== 'editor') return answer(message.requestId, { code: 'forbidden', message: 'Viewers cannot run the check.' });
+        // The check runs project code (npm test runs package.json's script, which any editor
+        // writes): only those who may type run code ([P47]).
+        if (!this.mayType(workspace, peer)) return answer(message.requestId, { code: 'forbidden', message: 'Only the owner and people the owner lets type run the check.' });
         if (!this.availability.enabled) return answer(message.requestId, { code: 'not_configured', message: this.availability.reason ?? 'Terminals are off.' });
         const command = this.settingsOf(workspace.id).checkCommand?.trim();
         if (!command) return answer(message.requestId, { code: 'not_configured', message: 'No check command is set: the owner sets one in the terminal settings.' });
@@ -202,7 +204,7 @@ export class TerminalService implements TerminalHost {
         return answer(message.requestId, null);
       }
       case 'term.approve': {
-        if (peer.role !== 'owner' && peer.role !== 'editor') return answer(message.requestId, { code: 'forbidden', message: 'Viewers cannot approve commands.' });
+        if (!this.mayType(workspace, peer)) return answer(message.requestId, { code: 'forbidden', message: 'Only the owner and people the owner lets type approve commands.' });
         const approval = workspace.approvals.get(message.approvalId);
         if (!approval) return answer(message.requestId, { code: 'not_found', message: 'That command was already decided.' });
         approval.decide(message.approve, peer.user?.name ?? 'Someone');
