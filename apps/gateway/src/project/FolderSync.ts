@@ -32,6 +32,12 @@ export interface FolderSyncOptions {
    * watcher as a delete and a create, not always in one batch.
    */
   renameWindowMs?: number;
+  /**
+   * Whether `bytes` more from the disk may enter the workspace: a new file, or a document
+   * growing (a working copy's files count against the workspace's storage quota). Refused, the
+   * file stays on disk only; what the workspace holds is unchanged. Unset: everything enters.
+   */
+  admit?(path: string, bytes: number): boolean;
 }
 
 /** Files an upload creates per change of the tree. */
@@ -95,6 +101,8 @@ export class FolderSync implements FolderProject {
    * reads them again off the hot path (`digestListed`).
    */
   private readonly listedDigests = new Map<string, string>();
+  /** A listed file's size when admitted (`admit`), by file id: its growth is admitted again. */
+  private readonly listedBytes = new Map<string, number>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
   /** Disk work runs one piece at a time, in order. */
@@ -200,15 +208,18 @@ export class FolderSync implements FolderProject {
     // Read in batches, together, only to tell text from binary (and know a move): no document is made.
     const fresh: Array<{ path: string; listed?: boolean; binaryBytes?: number }> = [];
     const digests = new Map<string, string>();
+    const sizes = new Map<string, number>();
     for (let at = 0; at < unseen.length; at += listingReadBatch) {
       const batch = unseen.slice(at, at + listingReadBatch);
       const files = await Promise.all(batch.map(({ listed }) => this.disk.read(listed)));
       batch.forEach(({ path }, i) => {
         const file = files[i];
         if (!file) return;
+        if (this.options.admit && !this.options.admit(path, file.bytes.byteLength)) return;
         if (!isText(file.bytes)) return fresh.push({ path, binaryBytes: file.bytes.byteLength });
         fresh.push({ path, listed: true });
         digests.set(path, contentDigest(file.bytes));
+        sizes.set(path, file.bytes.byteLength);
       });
     }
     if (fresh.length) {
@@ -217,6 +228,8 @@ export class FolderSync implements FolderProject {
       for (const [path, fileId] of created) {
         const digest = digests.get(path);
         if (digest) this.listedDigests.set(fileId, digest);
+        const bytes = sizes.get(path);
+        if (bytes !== undefined) this.listedBytes.set(fileId, bytes);
       }
     }
     // In the workspace but not on disk: deleted there while we were away, or never written.
@@ -336,6 +349,7 @@ export class FolderSync implements FolderProject {
       // Never trade a document for a binary entry: what people typed (and type next) stays.
       return this.markUnsynced(path, file.bytes.byteLength > maxSyncedTextBytes ? 'too-large' : 'not-text');
     }
+    if (!entry && this.options.admit && !this.options.admit(path, file.bytes.byteLength)) return;
     if (!decoded) {
       if (entry?.kind === 'file' && entry.binary && entry.bytes === file.bytes.byteLength) return;
       this.inRoom(() => {
@@ -346,6 +360,14 @@ export class FolderSync implements FolderProject {
     }
     // Still text, and no document: the listing has nothing more to learn.
     if (listed) {
+      const growth = file.bytes.byteLength - (this.listedBytes.get(entry.fileId) ?? 0);
+      if (growth > 0 && this.options.admit && !this.options.admit(path, growth)) {
+        // Grown past the quota: it leaves the workspace (it had no document; the disk keeps it).
+        this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
+        this.forget(entry.fileId);
+        return;
+      }
+      this.listedBytes.set(entry.fileId, file.bytes.byteLength);
       this.listedDigests.set(entry.fileId, digest);
       return;
     }
@@ -358,6 +380,7 @@ export class FolderSync implements FolderProject {
       });
       const fileId = created.get(path);
       if (fileId) this.listedDigests.set(fileId, digest);
+      if (fileId) this.listedBytes.set(fileId, file.bytes.byteLength);
       return;
     }
     const fileId = entry.fileId;
@@ -375,6 +398,9 @@ export class FolderSync implements FolderProject {
       // text. Made empty while its file was away: the disk's text, then what was typed.
       const provisional = this.synced.get(fileId)?.provisional === true;
       const merged = base === null ? decoded.text : provisional ? (current === '' ? decoded.text : `${current}${current.endsWith('\n') ? '' : '\n'}${decoded.text}`) : mergeText(current, base, decoded.text);
+      const growth = Buffer.byteLength(merged) - Buffer.byteLength(current);
+      // Over the quota the document keeps what it holds (nothing stored is lost).
+      if (growth > 0 && this.options.admit && !this.options.admit(path, growth)) return;
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
       this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
@@ -662,6 +688,7 @@ export class FolderSync implements FolderProject {
   private forget(fileId: string): void {
     this.synced.delete(fileId);
     this.listedDigests.delete(fileId);
+    this.listedBytes.delete(fileId);
   }
 
   /**

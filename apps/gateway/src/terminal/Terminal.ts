@@ -110,6 +110,28 @@ export class Terminal {
     if (!this.exited) this.pty.write(data);
   }
 
+  /** A line from the gateway (not the process), shown to everyone watching, in its own colour. */
+  notice(line: string): void {
+    if (this.exited || this.disposed) return;
+    this.output(`\r\n\x1b[33m[flint] ${line.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ')}\x1b[0m\r\n`);
+  }
+
+  /**
+   * Ends the processes, saying why in the terminal; the terminal stays (exited) so everyone
+   * watching reads the line.
+   */
+  stop(line: string): void {
+    this.notice(line);
+    if (this.exited) return;
+    for (const end of [() => process.kill(-this.pty.pid, 'SIGKILL'), () => this.pty.kill('SIGKILL')]) {
+      try {
+        end();
+      } catch {
+        // not a group leader, or gone already
+      }
+    }
+  }
+
   resize(cols: number, rows: number): void {
     if (this.exited) return;
     this.info.cols = cols;

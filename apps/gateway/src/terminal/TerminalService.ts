@@ -24,12 +24,20 @@ export interface WorkspaceFolder {
   release(): Promise<void>;
 }
 
+export interface FolderHooks {
+  /** A line for everyone watching the workspace's terminals (a file not imported). */
+  notice(line: string): void;
+  /** The folder is past its disk limit: every process ends, with `line`, and the folder is let go. */
+  exceeded(line: string): void;
+}
+
 export interface TerminalServiceOptions {
   /** `sandbox`: bubblewrap works here; `unsafe`: the operator's flag ran processes unconfined; else why terminals are off. */
   mode: { kind: 'sandbox' } | { kind: 'unsafe' } | { kind: 'off'; reason: string };
   /** The gateway's own folder for sandbox support files (never the workspace's). */
   supportDir: string;
-  folder(workspaceId: string): Promise<WorkspaceFolder>;
+  /** `hooks`: what the folder tells the workspace's terminals (see FolderHooks). */
+  folder(workspaceId: string, hooks?: FolderHooks): Promise<WorkspaceFolder>;
   settings: { get(workspaceId: string): TerminalSettings | null; set(workspaceId: string, settings: TerminalSettings): void };
   log: Log;
   limits?: Partial<SandboxLimits>;
@@ -289,7 +297,7 @@ export class TerminalService implements TerminalHost {
     let total = 0;
     let exited: (code: number) => void = () => {};
     const done = new Promise<number>((resolve) => (exited = resolve));
-    const folder = await (workspace.folder ??= this.options.folder(workspace.id));
+    const folder = await (workspace.folder ??= this.options.folder(workspace.id, this.hooks(workspace)));
     await folder.flush();
     const running = await this.open(workspace, {
       kind: 'command',
@@ -342,7 +350,7 @@ export class TerminalService implements TerminalHost {
     spec: { kind: 'shell' | 'command'; title: string; by: string; cols: number; rows: number; command: string[]; onOutput?: (data: string) => void; onExit?: (code: number) => void },
   ): Promise<Running> {
     if (this.closing) throw new Error('the gateway is shutting down');
-    const folder = await (workspace.folder ??= this.options.folder(workspace.id));
+    const folder = await (workspace.folder ??= this.options.folder(workspace.id, this.hooks(workspace)));
     const termId = `t${randomBytes(6).toString('hex')}`;
     const settings = this.settingsOf(workspace.id);
     const unsafe = this.options.mode.kind === 'unsafe';
@@ -385,6 +393,29 @@ export class TerminalService implements TerminalHost {
     workspace.terminals.set(termId, running);
     this.broadcastState(workspace);
     return running;
+  }
+
+  private hooks(workspace: Workspace): FolderHooks {
+    return {
+      // A line of the gateway's own in every shell terminal of the workspace (its screen too).
+      notice: (line) => {
+        for (const running of workspace.terminals.values()) if (running.terminal.info.kind === 'shell') running.terminal.notice(line);
+      },
+      exceeded: (line) => {
+        this.options.log('warn', "a workspace's working folder passed its disk limit; its processes were ended", { workspaceId: workspace.id });
+        for (const running of workspace.terminals.values()) running.terminal.stop(line);
+        // The next terminal starts from a fresh copy of the documents.
+        const folder = workspace.folder;
+        workspace.folder = null;
+        if (folder) {
+          const released: Promise<void> = folder
+            .then((f) => f.release())
+            .catch((error: unknown) => this.options.log('warn', "a workspace's working folder was not released", { workspaceId: workspace.id, error: String(error) }))
+            .finally(() => this.releasing.delete(released));
+          this.releasing.add(released);
+        }
+      },
+    };
   }
 
   /**
