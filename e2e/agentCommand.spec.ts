@@ -46,6 +46,8 @@ test('the agent runs the tests once Bob approves, sees them fail, fixes the code
   await expect(bob.getByTestId('command-approval')).toContainText('Waiting for the owner');
   await expect(bob.getByTestId('command-approval').getByRole('button', { name: 'Run' })).toHaveCount(0);
   await expect(bob.getByTestId('status-check')).toBeDisabled();
+  await expect(bob.getByTestId('status-check')).toHaveAttribute('title', /Only the owner and people the owner lets type run the check/);
+  await bob.screenshot({ path: `${screenshotDir}/agent-command-approval-waiting.png` });
   await alice.getByRole('button', { name: 'Who may type' }).click();
   await alice.getByLabel('Bob may type').check();
   await alice.keyboard.press('Escape');
