@@ -87,3 +87,29 @@ test('a shared terminal: Alice runs a command, Bob watches live, types once she 
   await bob.screenshot({ path: `${screenshotDir}/terminal-bob.png` });
   expect([...aliceErrors, ...bobErrors, ...veraErrors]).toEqual([]);
 });
+
+test('[P48] output with a huge insert-lines count leaves a watching page responsive', async ({ browser, request }) => {
+  const ownerLink = await createDemoWorkspace(request);
+  const alice = await domTerminal(await (await browser.newContext()).newPage());
+  const aliceErrors = pageErrors(alice);
+  await openWorkspace(alice, ownerLink, 'Alice');
+  const viewerLink = await shareLink(alice, 'viewer');
+  await alice.keyboard.press('Control+Backquote');
+  await expect(alice.getByTestId('terminal-view')).toHaveAttribute('data-may-type', 'true');
+
+  const vera = await domTerminal(await (await browser.newContext()).newPage());
+  const veraErrors = pageErrors(vera);
+  await openWorkspace(vera, viewerLink, 'Vera');
+  await vera.keyboard.press('Control+Backquote');
+  await expect(vera.getByTestId('terminal-view')).toBeVisible();
+
+  // Unclamped, xterm.js inserted 99,999,999 lines one by one: the page stopped answering.
+  await typeInTerminal(alice, `printf '\\e[99999999L\\e[99999999@\\e[2147483647;2147483647r\\n'; echo "hostile=$((20+1))"`);
+  await expect(terminalText(vera)).toContainText('hostile=21');
+  // The page still answers, and keeps up with what follows.
+  expect(await vera.evaluate(() => document.title.length >= 0)).toBe(true);
+  await typeInTerminal(alice, 'echo "after=$((40+2))"');
+  await expect(terminalText(vera)).toContainText('after=42');
+  await expect(terminalText(alice)).toContainText('after=42');
+  expect([...aliceErrors, ...veraErrors]).toEqual([]);
+});

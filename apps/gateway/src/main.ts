@@ -215,6 +215,7 @@ const terminals = new TerminalService({
     workRoot: join(dataDir, 'work'),
     dataDir,
     log,
+    storageQuota: (workspaceId) => gateway.storageQuota(workspaceId),
   }),
   settings: {
     get: (workspaceId) => {

@@ -32,6 +32,12 @@ export interface FolderSyncOptions {
    * watcher as a delete and a create, not always in one batch.
    */
   renameWindowMs?: number;
+  /**
+   * Whether `bytes` more from the disk may enter the workspace: a new file, or a document
+   * growing (a working copy's files count against the workspace's storage quota). Refused, the
+   * file stays on disk only; what the workspace holds is unchanged. Unset: everything enters.
+   */
+  admit?(path: string, bytes: number): boolean;
 }
 
 /** Files an upload creates per change of the tree. */
@@ -95,6 +101,8 @@ export class FolderSync implements FolderProject {
    * reads them again off the hot path (`digestListed`).
    */
   private readonly listedDigests = new Map<string, string>();
+  /** A listed file's size when admitted (`admit`), by file id: its growth is admitted again. */
+  private readonly listedBytes = new Map<string, number>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
   /** Disk work runs one piece at a time, in order. */
@@ -211,9 +219,19 @@ export class FolderSync implements FolderProject {
     }
     // Listed from the directory entries alone, in one change of the tree: nothing is read here.
     // Too large to be text by its size is binary at once; the rest is read after the start, off
-    // the hot path (`classifyListed`: text or binary, and a digest to know a move by).
-    const fresh = unseen.map(({ path, size }) => (size > maxTextBytes ? { path, binaryBytes: size } : { path, listed: true }));
-    if (fresh.length) this.inRoom(() => this.room.createFiles(fresh));
+    // the hot path (`classifyListed`: text or binary, and a digest to know a move by). A file past
+    // what the workspace may hold (`admit`: a terminal's working copy within the quota) stays out.
+    const admitted = this.options.admit ? unseen.filter(({ path, size }) => this.options.admit!(path, size)) : unseen;
+    const fresh = admitted.map(({ path, size }) => (size > maxTextBytes ? { path, binaryBytes: size } : { path, listed: true }));
+    if (fresh.length) {
+      let created = new Map<string, string>();
+      this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
+      const sizes = new Map(admitted.map(({ path, size }) => [path, size]));
+      for (const [path, fileId] of created) {
+        const bytes = sizes.get(path);
+        if (bytes !== undefined) this.listedBytes.set(fileId, bytes);
+      }
+    }
     // In the workspace but not on disk: deleted there while we were away, or never written.
     for (const [path, entry] of [...this.room.entries]) {
       if (entry.kind !== 'file' || onDisk.has(path) || this.disk.ignored(path)) continue;
@@ -356,6 +374,7 @@ export class FolderSync implements FolderProject {
       // Never trade a document for a binary entry: what people typed (and type next) stays.
       return this.markUnsynced(path, file.bytes.byteLength > maxSyncedTextBytes ? 'too-large' : 'not-text');
     }
+    if (!entry && this.options.admit && !this.options.admit(path, file.bytes.byteLength)) return;
     if (!decoded) {
       if (entry?.kind === 'file' && entry.binary && entry.bytes === file.bytes.byteLength) return;
       this.inRoom(() => {
@@ -366,6 +385,14 @@ export class FolderSync implements FolderProject {
     }
     // Still text, and no document: the listing has nothing more to learn.
     if (listed) {
+      const growth = file.bytes.byteLength - (this.listedBytes.get(entry.fileId) ?? 0);
+      if (growth > 0 && this.options.admit && !this.options.admit(path, growth)) {
+        // Grown past the quota: it leaves the workspace (it had no document; the disk keeps it).
+        this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
+        this.forget(entry.fileId);
+        return;
+      }
+      this.listedBytes.set(entry.fileId, file.bytes.byteLength);
       this.listedDigests.set(entry.fileId, digest);
       return;
     }
@@ -378,6 +405,7 @@ export class FolderSync implements FolderProject {
       });
       const fileId = created.get(path);
       if (fileId) this.listedDigests.set(fileId, digest);
+      if (fileId) this.listedBytes.set(fileId, file.bytes.byteLength);
       return;
     }
     const fileId = entry.fileId;
@@ -395,6 +423,9 @@ export class FolderSync implements FolderProject {
       // text. Made empty while its file was away: the disk's text, then what was typed.
       const provisional = this.synced.get(fileId)?.provisional === true;
       const merged = base === null ? decoded.text : provisional ? (current === '' ? decoded.text : `${current}${current.endsWith('\n') ? '' : '\n'}${decoded.text}`) : mergeText(current, base, decoded.text);
+      const growth = Buffer.byteLength(merged) - Buffer.byteLength(current);
+      // Over the quota the document keeps what it holds (nothing stored is lost).
+      if (growth > 0 && this.options.admit && !this.options.admit(path, growth)) return;
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
       this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
@@ -693,6 +724,7 @@ export class FolderSync implements FolderProject {
   private forget(fileId: string): void {
     this.synced.delete(fileId);
     this.listedDigests.delete(fileId);
+    this.listedBytes.delete(fileId);
   }
 
   /**
