@@ -24,6 +24,17 @@ function heldAppends(database: SqliteStore): { store: Store; release(): void; he
   return { store, release: () => waiting.splice(0).forEach((store) => store()), held: () => waiting.length };
 }
 
+/** Runs both gateways' timers and the bus until nothing more is in flight. */
+function settler(hub: MemoryHub, a: Harness, b: Harness): () => void {
+  return () => {
+    for (let round = 0; round < 20; round++) {
+      a.flush();
+      b.flush();
+      if (hub.deliver() === 0) return;
+    }
+  };
+}
+
 describe('what crosses gateways is stored', () => {
   it('an edit not stored yet reaches the sessions of its own gateway, and no other gateway — not even in an answer to a sync', async () => {
     const hub = new MemoryHub();
@@ -35,13 +46,7 @@ describe('what crosses gateways is stored', () => {
     void busA.start(a.gateway.cluster);
     void busB.start(b.gateway.cluster);
     const ws = b.gateway.createWorkspace('Stored', { 'a.ts': 'x\n' });
-    const settle = () => {
-      for (let round = 0; round < 20; round++) {
-        a.flush();
-        b.flush();
-        if (hub.deliver() === 0) return;
-      }
-    };
+    const settle = settler(hub, a, b);
     const alice = a.client(ws.workspaceId, ws.owner.token);
     const aliceTab2 = a.client(ws.workspaceId, ws.owner.token);
     settle();
@@ -86,13 +91,7 @@ describe('what crosses gateways is stored', () => {
     void busA.start(a.gateway.cluster);
     void busB.start(b.gateway.cluster);
     const ws = b.gateway.createWorkspace('Died', { 'a.ts': 'x\n' });
-    const settle = () => {
-      for (let round = 0; round < 20; round++) {
-        a.flush();
-        b.flush();
-        if (hub.deliver() === 0) return;
-      }
-    };
+    const settle = settler(hub, a, b);
     const alice = a.client(ws.workspaceId, ws.owner.token);
     const bob = b.client(ws.workspaceId, ws.owner.token);
     settle();
