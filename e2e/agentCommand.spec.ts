@@ -3,7 +3,9 @@ import { createDemoWorkspace, openWorkspace, screenshotDir, shareLink } from './
 
 /**
  * The agent's run_command (issue 35, SPEC [P45]) in two browsers with the loopback fake model:
- * it runs the check, an editor approves, it sees the failure, fixes it, runs it again green.
+ * it runs the check, an editor the owner lets type approves, it sees the failure, fixes it, runs
+ * it again green. Before the owner lets Bob type he sees the request but cannot run it ("may
+ * type" is the one capability to run code).
  */
 const scriptOnceUrl = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 4173) + 1}/script-once`;
 
@@ -39,7 +41,17 @@ test('the agent runs the tests once Bob approves, sees them fail, fixes the code
   await input.fill('run the tests and fix what fails');
   await input.press('Enter');
 
-  // Ask each time (the default): the command waits for an editor; Bob runs it.
+  // Ask each time (the default): Bob sees the request, but may not run it until Alice lets him type.
+  await expect(bob.getByTestId('command-approval')).toContainText('sh check.sh');
+  await expect(bob.getByTestId('command-approval')).toContainText('Waiting for the owner');
+  await expect(bob.getByTestId('command-approval').getByRole('button', { name: 'Run' })).toHaveCount(0);
+  await expect(bob.getByTestId('status-check')).toBeDisabled();
+  await expect(bob.getByTestId('status-check')).toHaveAttribute('title', /Only the owner and people the owner lets type run the check/);
+  await bob.screenshot({ path: `${screenshotDir}/agent-command-approval-waiting.png` });
+  await alice.getByRole('button', { name: 'Who may type' }).click();
+  await alice.getByLabel('Bob may type').check();
+  await alice.keyboard.press('Escape');
+  await expect(bob.getByTestId('status-check')).toBeEnabled();
   for (const round of [1, 2]) {
     const approval = bob.getByTestId('command-approval');
     await expect(approval).toContainText('sh check.sh');

@@ -71,6 +71,13 @@ test('a shared terminal: Alice runs a command, Bob watches live, types once she 
   await expect(terminalText(vera)).toContainText('last=10');
   await expect(terminalText(alice)).not.toContainText('vera=8');
 
+  // In the terminal the shell gets its keys: Ctrl+L clears the screen, it does not open the agent panel.
+  const agentPanelOpen = await alice.getByTestId('agent-panel').isVisible();
+  await alice.locator('[data-testid="terminal-view"]').click();
+  await alice.keyboard.press('Control+KeyL');
+  await expect(terminalText(alice)).not.toContainText('last=10');
+  expect(await alice.getByTestId('agent-panel').isVisible()).toBe(agentPanelOpen);
+
   // Check runs the project's check (npm test; the demo has no test script, so it fails) for everyone.
   await bob.getByTestId('status-check').click();
   await expect(alice.getByTestId('status-check')).toContainText('Check failed');
@@ -79,4 +86,30 @@ test('a shared terminal: Alice runs a command, Bob watches live, types once she 
   await alice.screenshot({ path: `${screenshotDir}/terminal-alice.png` });
   await bob.screenshot({ path: `${screenshotDir}/terminal-bob.png` });
   expect([...aliceErrors, ...bobErrors, ...veraErrors]).toEqual([]);
+});
+
+test('[P48] output with a huge insert-lines count leaves a watching page responsive', async ({ browser, request }) => {
+  const ownerLink = await createDemoWorkspace(request);
+  const alice = await domTerminal(await (await browser.newContext()).newPage());
+  const aliceErrors = pageErrors(alice);
+  await openWorkspace(alice, ownerLink, 'Alice');
+  const viewerLink = await shareLink(alice, 'viewer');
+  await alice.keyboard.press('Control+Backquote');
+  await expect(alice.getByTestId('terminal-view')).toHaveAttribute('data-may-type', 'true');
+
+  const vera = await domTerminal(await (await browser.newContext()).newPage());
+  const veraErrors = pageErrors(vera);
+  await openWorkspace(vera, viewerLink, 'Vera');
+  await vera.keyboard.press('Control+Backquote');
+  await expect(vera.getByTestId('terminal-view')).toBeVisible();
+
+  // Unclamped, xterm.js inserted 99,999,999 lines one by one: the page stopped answering.
+  await typeInTerminal(alice, `printf '\\e[99999999L\\e[99999999@\\e[2147483647;2147483647r\\n'; echo "hostile=$((20+1))"`);
+  await expect(terminalText(vera)).toContainText('hostile=21');
+  // The page still answers, and keeps up with what follows.
+  expect(await vera.evaluate(() => document.title.length >= 0)).toBe(true);
+  await typeInTerminal(alice, 'echo "after=$((40+2))"');
+  await expect(terminalText(vera)).toContainText('after=42');
+  await expect(terminalText(alice)).toContainText('after=42');
+  expect([...aliceErrors, ...veraErrors]).toEqual([]);
 });

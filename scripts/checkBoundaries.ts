@@ -77,10 +77,11 @@ const rules: Rule[] = [
   },
   {
     // The kernel (core/'s own files: Gateway, Session, Room, LiveDoc, …) calls features through the
-    // Extension interface and never imports one. The features registered as extensions so far:
+    // Extension interface and never imports one. The features registered as extensions so far
+    // (search, completion, the agent's inline turns and its thread):
     applies: (f) => /^apps\/gateway\/src\/core\/[^/]+\.ts$/.test(rel(f)) && !isTest(f),
     types: true,
-    check: (s) => (/^\.\/(search|complete)\//.test(s) ? `the kernel imports the extension "${s}" (register it in index.ts instead)` : null),
+    check: (s) => (/^\.\/(search|complete|agent|thread)\//.test(s) ? `the kernel imports the extension "${s}" (register it in index.ts instead)` : null),
   },
   {
     // A port names only other ports and the protocol's types.

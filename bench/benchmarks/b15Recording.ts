@@ -10,6 +10,7 @@
  *    recorded as a flint-recording; the Replayer rebuilds it (events per second, heap used), beside
  *    the same updates applied straight to Y.Docs (the floor: Yjs itself).
  */
+import { replayThreadTurn, turnsOf } from '@flint/gateway/testing';
 import * as Y from 'yjs';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import {
@@ -55,9 +56,9 @@ async function turnCpuPerToken(recorded: boolean, lines: number): Promise<number
   const { recording, tokens } = bigTurn(lines);
   const routed = { provider: new ReplayProvider(recording, systemClock, 1), model: 'bench', contextTokens: 128_000, supportsPrediction: false, supportsTools: true };
   const before = process.cpuUsage();
-  const started = await gateway.replayThreadTurn(created.workspaceId, created.owner.token, 'Bench', recording.prompt, routed);
+  const started = await replayThreadTurn(gateway, created.workspaceId, created.owner.token, 'Bench', recording.prompt, routed);
   if (!started.ok) throw new Error(started.message);
-  while (held.room.threadTurn) await new Promise((resolve) => setTimeout(resolve, 2));
+  while (turnsOf(held.room).thread) await new Promise((resolve) => setTimeout(resolve, 2));
   const used = process.cpuUsage(before);
   const frames = recorder?.stop().frames.length ?? 0;
   if (recorded && frames < 3) throw new Error('the recorder saw nothing');

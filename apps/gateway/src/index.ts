@@ -13,6 +13,7 @@ import type { Random } from './core/ports/Random';
 import type { ClusterBus } from './core/ports/ClusterBus';
 import type { CompletionConfig } from './core/complete/CompletionService';
 import { completionExtension } from './core/complete/completionExtension';
+import { agentExtensions } from './core/agent/agentExtension';
 import type { ExtensionFactory } from './core/Extension';
 import { searchExtension } from './core/search/searchExtension';
 import { Gateway } from './core/Gateway';
@@ -51,13 +52,15 @@ export interface GatewaySettings extends Partial<GatewayConfig> {
  * feature is adding its folder and one entry here.
  */
 export function standardExtensions(config: GatewaySettings, ports: GatewayPorts): ExtensionFactory[] {
-  return [searchExtension(), completionExtension(ports.models ?? noModels, config.completion)];
+  const models = ports.models ?? noModels;
+  return [searchExtension(), completionExtension(models, config.completion), ...agentExtensions(models, ports.limits, ports.terminals)];
 }
 
 /** A gateway with `config` over the defaults, wired to `ports`, offering `extensions`. Serve it with `startServer`. */
 export function createGateway(config: GatewaySettings, ports: GatewayPorts, extensions = standardExtensions(config, ports)): Gateway {
   const { completion: _completion, ...gatewayConfig } = config;
-  return new Gateway({ ...ports, random: ports.random ?? systemRandom, config: gatewayConfig, extensions });
+  const { models: _models, limits: _limits, ...kernelPorts } = ports;
+  return new Gateway({ ...kernelPorts, random: ports.random ?? systemRandom, config: gatewayConfig, extensions });
 }
 
 export type { Gateway, CreatedWorkspace } from './core/Gateway';

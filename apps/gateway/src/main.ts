@@ -36,6 +36,7 @@ import {
 } from './index';
 import { secretBoxAt } from './models/connect/secretBox';
 import { WorkspaceModels } from './models/connect/WorkspaceModels';
+import { allowPrivateModelUrls, ModelAddressPolicy } from './models/connect/modelAddressPolicy';
 import { Playground } from './playground/Playground';
 import { playgroundSettings, PlaygroundSettingsError } from './playground/playgroundSettings';
 import { readPlaygroundTemplate, TemplateError } from './playground/playgroundTemplate';
@@ -216,6 +217,7 @@ const terminals = new TerminalService({
     workRoot: join(dataDir, 'work'),
     dataDir,
     log,
+    storageQuota: (workspaceId) => gateway.storageQuota(workspaceId),
   }),
   settings: {
     get: (workspaceId) => {
@@ -231,7 +233,11 @@ const terminals = new TerminalService({
 });
 // A model the workspace's owner connected from the agent panel goes first (issue 37).
 const meta = { get: (key: string) => store.getMeta(key), set: (key: string, value: string) => store.setMeta(key, value) };
-const workspaceModels = new WorkspaceModels({ meta, secrets: secretBoxAt(join(dataDir, 'secret-key')), clock: systemClock, log });
+// Where a connected model may point: never link-local or metadata addresses, nor this gateway's
+// own port; loopback and private ranges only when allowed (by default: when listening on loopback).
+let listeningPort: number | null = port || null;
+const modelAddresses = new ModelAddressPolicy({ allowPrivate: allowPrivateModelUrls(env, host), gatewayPort: () => listeningPort });
+const workspaceModels = new WorkspaceModels({ meta, secrets: secretBoxAt(join(dataDir, 'secret-key')), clock: systemClock, log, addresses: modelAddresses });
 const gateway = createGateway(config, { store, clock: systemClock, log, models: workspaceModels.router(models.router), bus, limits, terminals });
 if (bus) {
   try {
@@ -310,13 +316,14 @@ const recordings = new Recordings((id) => gateway.holdRoom(id), systemClock);
 const recordingApi = createRecordingApi(gateway, recordings);
 const replayApi = createReplayApi(gateway, new Replays(gateway, systemClock)); // not in playground mode: a replay is a workspace outside its caps
 const playground = playgroundSetup
-  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
+  ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), setStorageQuota: (id, bytes) => gateway.setStorageQuota(id, bytes), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
   : null;
 playground?.start();
 
 const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null, connectAllowed: !playground });
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
   routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi, recordingApi] : [modelApi, recordingApi, replayApi] });
+listeningPort = running.port;
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);
 } else if (playgroundSetup) {

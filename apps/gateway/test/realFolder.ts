@@ -62,6 +62,8 @@ export class RealFolders {
     const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: options.writeDelayMs ?? 20, renameWindowMs: options.renameWindowMs });
     this.syncs.push(sync);
     await sync.start();
+    // The listed files are read after the start (text or binary, a digest to pair a move by).
+    await sync.flushed();
     const alice = h.client(ws.workspaceId, ws.owner.token);
     h.flush();
     return { h, sync, alice, root, room: held.room, workspaceId: ws.workspaceId, token: ws.owner.token };

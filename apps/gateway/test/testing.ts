@@ -11,3 +11,5 @@ export { buildCompletionContext, type CompletionContext } from '../src/core/comp
 export { runTool } from '../src/core/thread/threadTools';
 export { createStaticHandler } from '../src/transport/staticFiles';
 export { createWorkspace, GatewayProcesses, type GatewayProcess } from './gatewayProcesses';
+export { turnsOf } from '../src/core/agent/roomTurns';
+export { replayThreadTurn } from '../src/core/agent/agentExtension';

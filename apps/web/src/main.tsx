@@ -3,7 +3,11 @@ import { App } from './components/App';
 import { storedToken } from './memory/recentWorkspaces';
 import { readRoute } from './route';
 import { startWorkspace } from './startWorkspace';
+import { installTheme } from './stores/settingsStore';
 import './styles.css';
+
+// The person's theme (or the system's), on the page before anything is drawn.
+installTheme();
 
 let route = readRoute(window.location);
 // `/w/<id>` without its token, in a browser that opened it before: open it with the token kept then.

@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import * as Y from 'yjs';
 import type { ModelRouter } from '../core/agent/ModelRouter';
 import { ScriptedProvider } from '../../test/ScriptedProvider';
-import { Gateway } from '../core/Gateway';
+import type { Gateway } from '../core/Gateway';
+import { createGateway } from '../index';
 import { defaultConfig } from '../core/GatewayConfig';
 import type { Log } from '../core/ports/Log';
 import { LocalLimits } from '../core/limits/LocalLimits';
@@ -189,7 +190,7 @@ function cluster(count: number, promptsPerMinute: number, limitsOptions: Partial
   const models: ModelRouter = () => ({ provider, model: 'spark-test', contextTokens: 32_000, supportsPrediction: false });
   const prefix = freshPrefix();
   const config = { agent: { ...defaultConfig.agent, promptsPerMinute } };
-  const gateways = Array.from({ length: count }, () => new Gateway({ store, clock: systemClock, random: systemRandom, config, models, log, limits: redisLimits(prefix, limitsOptions) }));
+  const gateways = Array.from({ length: count }, () => createGateway(config, { store, clock: systemClock, random: systemRandom, models, log, limits: redisLimits(prefix, limitsOptions) }));
   cleanups.push(() => {
     for (const gateway of gateways) gateway.shutdown();
   });

@@ -1,5 +1,7 @@
 import type { ClientMessage, Role, ServerMessage } from '@flint/protocol';
+import type { GatewayConfig } from './GatewayConfig';
 import type { Metrics } from './Metrics';
+import type { PeerUser } from './peerPresence';
 import type { Clock } from './ports/Clock';
 import type { Log } from './ports/Log';
 import type { Random } from './ports/Random';
@@ -16,6 +18,10 @@ export type MessageOf<N extends MessageNamespace> = Extract<ClientMessage, { typ
 /** A session as an extension sees it: who it is, what its link may do, where its frames go. */
 export interface ExtensionSession extends Subscriber {
   readonly role: Role;
+  /** The workspace it joined. */
+  readonly workspaceId: string;
+  /** Who it shows as (its name and colour, stamped by the kernel), once it announced itself. */
+  readonly user: Pick<PeerUser, 'name' | 'color'> | null;
   /** Sends a reply after whatever updates the session held back (a reply never overtakes them). */
   sendControl(message: ServerMessage): void;
   /** Ends the session with a close code (SPEC §Close codes): what a role may not send closes it. */
@@ -50,12 +56,15 @@ export interface Extension<N extends MessageNamespace = MessageNamespace> {
   onClose?(): void;
 }
 
-/** What an extension is made with: the kernel's time, randomness, metrics and log. */
+/** What an extension is made with: the kernel's time, randomness, metrics, log and settings. */
 export interface ExtensionHost {
   readonly clock: Clock;
   readonly random: Random;
   readonly metrics: Metrics;
   readonly log: Log;
+  readonly config: GatewayConfig;
+  /** Whether this gateway may still write into documents: in a cluster, while the others count it in. */
+  mayWrite(): boolean;
 }
 
 /** Makes an extension once the gateway's kernel exists (one line per feature in the composition root). */
@@ -76,6 +85,11 @@ export class Extensions {
       if (this.byNamespace.has(extension.namespace)) throw new Error(`two extensions answer "${extension.namespace}.*"`);
       this.byNamespace.set(extension.namespace, extension);
     }
+  }
+
+  /** The extension answering `namespace`, or null when this gateway has none. */
+  byName(namespace: string): Extension | null {
+    return this.byNamespace.get(namespace) ?? null;
   }
 
   /** The extension answering `message`'s namespace, or null when this gateway has none. */

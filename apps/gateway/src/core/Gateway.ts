@@ -1,14 +1,8 @@
 import { CloseCode, revokedReason, type Role, type ThreadAuthor, type ThreadRequest } from '@flint/protocol';
 import type { LinkRecord, Store } from './ports/Store';
-import { AgentService } from './agent/AgentService';
-import { noModels, routeBreakerStates, type ModelRouter, type RoutedModel } from './agent/ModelRouter';
-import type { AgentResult } from './agent/AgentService';
-import { ThreadService } from './thread/ThreadService';
-import { LocalLimits } from './limits/LocalLimits';
-import type { SharedLimits } from './limits/SharedLimits';
 import type { Clock } from './ports/Clock';
 import type { Random } from './ports/Random';
-import { Extensions, type ExtensionFactory } from './Extension';
+import { Extensions, type Extension, type ExtensionFactory, type ExtensionSession, type MessageNamespace } from './Extension';
 import { defaultConfig, type GatewayConfig } from './GatewayConfig';
 import type { Log } from './ports/Log';
 import type { GatewayContext } from './GatewayContext';
@@ -33,14 +27,10 @@ export interface GatewayOptions {
   random: Random;
   config?: Partial<GatewayConfig>;
   log?: Log;
-  /** Which model serves each route; none by default. */
-  models?: ModelRouter;
-  /** The features (search, completion, …), each made once the kernel exists; none by default. */
+  /** The features (search, completion, the agent, …), each made once the kernel exists; none by default. */
   extensions?: readonly ExtensionFactory[];
   /** The other gateways of a cluster (decision 0024); alone by default. */
   bus?: ClusterBus;
-  /** Where prompt rates and token budgets are counted: shared by a cluster's gateways (`RedisLimits`); in memory by default. */
-  limits?: SharedLimits;
   /** Shared terminals (apps/gateway/src/terminal); off by default. */
   terminals?: TerminalHost;
 }
@@ -96,17 +86,15 @@ export class Gateway {
       loadedRoom: (workspaceId) => this.rooms.loaded(workspaceId),
       loadedRooms: () => this.rooms.all(),
       revocations: this.revocations,
-      threadRequest: (room, request, linkId, author) => this.threadRequestFromCluster(room, request, linkId, author),
+      threadRequest: (room, request, linkId, author) => this.requestFromCluster(room, request, linkId, author),
       metrics: this.metrics,
       log,
       now: () => options.clock.now(),
       random: options.random,
     });
-    const host = { clock: options.clock, random: options.random, metrics: this.metrics, log };
+    const host = { clock: options.clock, random: options.random, metrics: this.metrics, log, config, mayWrite: () => this.cluster.member };
     this.extensions = new Extensions((options.extensions ?? []).map((make) => make(host)), log);
     this.rooms = new RoomRegistry(options.store, options.clock, options.random, config, this.metrics, log, this.cluster, this.extensions);
-    const limits = options.limits ?? new LocalLimits(options.clock);
-    const agent = new AgentService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, limits, log, () => this.cluster.member);
     this.ctx = {
       gatewayId: this.cluster.gatewayId,
       clock: options.clock,
@@ -116,8 +104,6 @@ export class Gateway {
       links: this.links,
       rooms: this.rooms,
       log,
-      agent,
-      thread: new ThreadService(options.clock, options.random, config.agent, options.models ?? noModels, this.metrics, agent, limits, options.terminals ?? terminalsOff),
       extensions: this.extensions,
       terminals: options.terminals ?? terminalsOff,
       sessionRefused: (linkId, address) => {
@@ -151,10 +137,10 @@ export class Gateway {
         this.rooms.released(room);
       },
     };
-    this.describeMetrics(options.models ?? noModels);
+    this.describeMetrics();
   }
 
-  private describeMetrics(models: ModelRouter): void {
+  private describeMetrics(): void {
     const m = this.metrics;
     m.describe('flint_sessions', 'Open WebSocket sessions.');
     m.gauge('flint_sessions', () => this.sessionCount);
@@ -165,12 +151,6 @@ export class Gateway {
     m.describe('flint_session_closes_total', 'Sessions the gateway closed, by close code.');
     m.describe('flint_doc_updates_total', 'Document updates persisted and broadcast.');
     m.describe('flint_updates_held_back_total', 'Times a session\'s socket was too full for a doc update: held back until it drains, then sent as one catch-up update.');
-    m.describe('flint_thread_turns_total', 'Agent thread turns, by how they ended and route.');
-    m.histogram('flint_agent_ttft_ms', [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], 'Time from prompt to the first token, per turn.');
-    m.histogram('flint_agent_tokens_per_second', [50, 100, 250, 500, 1000, 2000, 5000, 10000, 20000], 'Output tokens per second of finished turns.');
-    m.describe('flint_provider_errors_total', 'Provider failures by typed code.');
-    m.describe('flint_route_breaker_state', "Each configured route's circuit breaker: 1 for its state now (closed, half-open or open), 0 for the others.");
-    m.gauge('flint_route_breaker_state', () => routeBreakerStates(models));
     m.describe('flint_store_failures_total', 'Document updates the store refused: each dropped its room from memory (its tabs resend on reconnect).');
   }
 
@@ -242,20 +222,9 @@ export class Gateway {
     this.store.setMeta(storageQuotaKey(workspaceId), String(bytes));
   }
 
-  /**
-   * Plays a recorded agent turn (`routed`: a replay provider) as the thread's next turn, for an
-   * editor or owner's token: the demo's scripted turn, labelled by its model name.
-   */
-  replayThreadTurn(workspaceId: string, token: string, byName: string, text: string, routed: RoutedModel): AgentResult | Promise<AgentResult> {
-    const auth = this.links.authenticate(workspaceId, token);
-    if (!auth.ok) return { ok: false, code: 'forbidden', message: auth.message };
-    if (auth.link.role === 'viewer') return { ok: false, code: 'forbidden', message: 'Viewers watch the thread; an editor or the owner can play the replay.' };
-    const room = this.rooms.get(workspaceId);
-    if (!room) return { ok: false, code: 'not_found', message: 'No such workspace.' };
-    const from = { sessionId: this.random.id('replay'), linkId: auth.link.id, workspaceId, send: () => {} };
-    const result = this.ctx.thread.replay(room, from, { name: cleanName(byName).slice(0, 40) || 'Someone', color: '#7c8db5' }, text, routed);
-    this.rooms.released(room);
-    return result;
+  /** The extension answering `namespace` (a host's REST route reaching a feature), or null. */
+  extension(namespace: MessageNamespace): Extension | null {
+    return this.extensions.byName(namespace);
   }
 
   /** Deletes a workspace and all its data (an expired playground workspace): its tabs close with 4404. */
@@ -317,18 +286,33 @@ export class Gateway {
   }
 
   /**
-   * A thread message (or Stop) a session on another gateway sent for the turn running here: it
-   * is handled as if sent here, by the same link (its rate and budgets).
+   * A request (a thread message, Stop) a session on another gateway sent for work running here:
+   * the extension of its namespace handles it as if sent here, by the same link (its rate and
+   * budgets), with no session to answer.
    */
-  private threadRequestFromCluster(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void {
+  private requestFromCluster(room: Room, request: ThreadRequest, linkId: string, author: ThreadAuthor): void {
     // The gateway that sent it may have missed the link's revocation (a lost announcement).
-    if (this.store.getLink(linkId)?.revokedAt !== null) {
+    const link = this.store.getLink(linkId);
+    if (!link || link.revokedAt !== null) {
       this.ctx.log('info', 'a thread request from another gateway was refused: its link is revoked', { linkId });
       return;
     }
-    const from = { sessionId: `cluster:${linkId}`, linkId, workspaceId: room.workspace.id, send: () => {} };
-    void Promise.resolve(this.ctx.thread.handle(request, from, room, author)).then((result) => {
-      if (!result.ok) this.ctx.log('info', 'a thread request from another gateway was refused', { code: result.code });
+    const extension = this.extensions.for(request);
+    if (!extension?.onMessage) return;
+    const from: ExtensionSession = {
+      sessionId: `cluster:${linkId}`,
+      linkId,
+      role: link.role,
+      workspaceId: room.workspace.id,
+      user: author,
+      send: () => {},
+      sendControl: (answer) => {
+        if (answer.type === 'result' && !answer.ok) this.ctx.log('info', 'a thread request from another gateway was refused', { code: answer.code });
+      },
+      close: () => {},
+    };
+    void Promise.resolve(extension.onMessage(request, from, room)).catch((error: unknown) => {
+      this.ctx.log('error', `a request from another gateway failed: ${request.type}`, { linkId, error: String(error) });
     });
   }
 

@@ -1,4 +1,3 @@
-import type { AgentService } from './agent/AgentService';
 import type { Clock } from './ports/Clock';
 import type { Extensions } from './Extension';
 import type { GatewayConfig } from './GatewayConfig';
@@ -10,7 +9,6 @@ import type { Room } from './Room';
 import type { RoomRegistry } from './RoomRegistry';
 import type { Session } from './Session';
 import type { TerminalHost } from './TerminalHost';
-import type { ThreadService } from './thread/ThreadService';
 
 
 /** What a session needs of the gateway, passed down instead of the whole Gateway. */
@@ -24,9 +22,7 @@ export interface GatewayContext {
   readonly links: LinkService;
   readonly rooms: RoomRegistry;
   readonly log: Log;
-  readonly agent: AgentService;
-  readonly thread: ThreadService;
-  /** The features registered as extensions (search, completion, …): their namespaces and hooks. */
+  /** The features registered as extensions (search, completion, the agent, the thread, …): their namespaces and hooks. */
   readonly extensions: Extensions;
   /** Shared terminals (off when the gateway was given none): `term.*` and the agent's commands. */
   readonly terminals: TerminalHost;

@@ -369,6 +369,24 @@ export class LiveDoc {
     this.broadcastAwareness(this.awareness.removeOwnedBy(subscriber), subscriber);
   }
 
+  /**
+   * Takes in what the store holds that this doc lacks. A gateway of the cluster that died between
+   * storing a change and publishing it left it only in the store (decision 0024): the survivors
+   * read it back when they learn it is gone, so what they show and what a fresh load shows agree.
+   */
+  catchUpFromStore(): void {
+    const merged = mergeOrNull(this.ctx.store.loadDoc(this.docKey).updates);
+    if (!merged) return;
+    const missing = Y.diffUpdate(merged, Y.encodeStateVector(this.doc));
+    Y.applyUpdate(this.doc, missing, CLUSTER_ORIGIN);
+    const store = this.doc.store;
+    if (store.pendingStructs !== null || store.pendingDs !== null) {
+      store.pendingStructs = null;
+      store.pendingDs = null;
+      this.ctx.log('error', 'the stored updates left structs pending on a catch-up; dropped them', { docKey: this.docKey });
+    }
+  }
+
   destroy(): void {
     this.destroyed = true;
     if (typeof this.compaction === 'object') this.ctx.clock.clearTimeout(this.compaction.retry);

@@ -22,10 +22,7 @@ import type { WorkspaceRecord } from './ports/Store';
 import type { WorkspaceMessage } from './ports/ClusterBus';
 import { CLUSTER_ORIGIN, GATEWAY_ORIGIN, LiveDoc, type DocContext } from './LiveDoc';
 import type { RoomSession } from './Subscriber';
-import type { Turn } from './agent/Turn';
-import { ThreadLog } from './thread/ThreadLog';
 import type { Random } from './ports/Random';
-import type { ThreadTurn } from './thread/ThreadTurn';
 
 interface TreeIndex {
   pathById: Map<string, string>;
@@ -50,6 +47,22 @@ export interface DocSource {
 
 export type OpResult = { ok: true } | { ok: false; code: RequestErrorCode; message: string };
 
+/**
+ * Work a feature runs in a room's files (the agent's turns), as the kernel sees it: the room
+ * keeps a doc it writes in loaded, tells it of deleted files and stops it before the docs go.
+ * The feature holds the work itself and registers here (`Room.writers`).
+ */
+export interface RoomWriter {
+  /** Whether it writes in `fileId` now (its doc must stay loaded). */
+  writesIn(fileId: string): boolean;
+  /** The turns writing now: a hunk still marked `writing` by any other was left by one that is gone. */
+  writing(): Iterable<string>;
+  /** Files left the tree: what writes in them ends, before their docs go. */
+  filesDeleted(fileIds: readonly string[]): void;
+  /** The room leaves memory: everything stops now. */
+  stop(): void;
+}
+
 const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false, code, message });
 
 /**
@@ -59,12 +72,10 @@ const fail = (code: RequestErrorCode, message: string): OpResult => ({ ok: false
  */
 export class Room {
   readonly sessions = new Set<RoomSession>();
-  /** The agent's turns streaming into this workspace's files now. */
-  readonly turns = new Map<string, Turn>();
-  /** Inline turns streaming on other gateways of the cluster, with the gateway running each. */
-  readonly remoteTurns = new Map<string, { gateway: string; turn: TurnInfo }>();
-  /** The agent thread's turn streaming now (one at a time per workspace), and messages queued behind it. */
-  threadTurn: ThreadTurn | null = null;
+  /** What writes in this room's files besides its sessions (the agent's turns): see `RoomWriter`. */
+  readonly writers = new Set<RoomWriter>();
+  /** Told when the agent thread's doc is loaded (the thread closes turns a gone gateway left streaming). */
+  readonly threadLoaded = new Set<(live: LiveDoc) => void>();
   readonly index: LiveDoc;
   /** The agent thread's doc, loaded on first use (most rooms never open it). */
   private threadDoc: LiveDoc | null = null;
@@ -135,14 +146,7 @@ export class Room {
   get thread(): LiveDoc {
     if (this.threadDoc) return this.threadDoc;
     this.threadDoc = this.load(THREAD_DOC_ID);
-    // A turn that still shows as streaming runs on another gateway of the cluster, or ran on one
-    // that is gone (this one, before a restart): the latter end as failed.
-    const { cluster } = this.ctx;
-    const log = new ThreadLog(this.threadDoc.doc, () => this.ctx.clock.now(), this.ctx.random);
-    const gone = (turn: ThreadTurnRecord) => !cluster.isAlive(turn.gateway ?? '');
-    const stale = log.allTurns().filter((turn) => turn.status === 'streaming' && gone(turn));
-    log.closeInterrupted(gone);
-    this.endWriting(stale);
+    for (const listener of this.threadLoaded) listener(this.threadDoc);
     return this.threadDoc;
   }
 
@@ -157,6 +161,11 @@ export class Room {
         if (live) endWriting(live.doc, turn.turnId, GATEWAY_ORIGIN);
       }
     }
+  }
+
+  /** Whether a gateway of the cluster (this one included) is alive. */
+  gatewayAlive(gatewayId: string): boolean {
+    return this.ctx.cluster.isAlive(gatewayId);
   }
 
   /** This gateway's id in its cluster (the thread's turn records name it). */
@@ -198,12 +207,6 @@ export class Room {
     const colors = new Set<string>();
     if (this.ctx.cluster.clustered) for (const doc of this.loadedDocs()) doc.awareness.remoteColors(colors);
     return colors;
-  }
-
-  /** An inline turn's status, to this gateway's sessions and the other gateways'. */
-  broadcastTurn(turn: TurnInfo): void {
-    this.sendTurn(turn);
-    this.tellGateways({ kind: 'turn', turn });
   }
 
   /** Tells the other gateways following this workspace (none when the gateway runs alone). */
@@ -286,8 +289,8 @@ export class Room {
   }
 
   private endStaleWriting(live: LiveDoc): void {
-    const running = new Set<string>([...this.turns.values()].map((turn) => turn.snapshot.turnId));
-    if (this.threadTurn) running.add(this.threadTurn.turnId);
+    const running = new Set<string>();
+    for (const writer of this.writers) for (const turnId of writer.writing()) running.add(turnId);
     const stale = new Set<string>();
     for (const record of hunksOf(live.doc).values()) if (record.writing && !running.has(record.turnId)) stale.add(record.turnId);
     for (const turnId of stale) endWriting(live.doc, turnId, GATEWAY_ORIGIN);
@@ -300,8 +303,7 @@ export class Room {
   releaseDoc(fileId: string): void {
     const live = this.files.get(fileId);
     if (!live || !live.idle) return;
-    for (const turn of this.turns.values()) if (turn.snapshot.fileId === fileId) return;
-    if (this.threadTurn?.snapshot.agentClients[fileId] !== undefined) return;
+    for (const writer of this.writers) if (writer.writesIn(fileId)) return;
     try {
       live.compact();
     } catch (error) {
@@ -570,10 +572,7 @@ export class Room {
   /** Files gone from the tree: their turns end and their docs leave memory. */
   private dropFiles(fileIds: string[]): void {
     // Before the docs go: a turn ending takes its agent's cursor out of its doc.
-    for (const turn of [...this.turns.values()]) {
-      if (fileIds.includes(turn.snapshot.fileId)) turn.fileDeleted();
-    }
-    for (const fileId of fileIds) this.threadTurn?.fileDeleted(fileId);
+    for (const writer of [...this.writers]) writer.filesDeleted(fileIds);
     for (const fileId of fileIds) {
       for (const listener of this.docDropped) listener(fileId);
       this.files.get(fileId)?.destroy();
@@ -604,8 +603,7 @@ export class Room {
    */
   discard(): void {
     for (const fileId of this.files.keys()) for (const listener of this.docDropped) listener(fileId);
-    for (const turn of [...this.turns.values()]) turn.cancel();
-    this.threadTurn?.stopNow();
+    for (const writer of [...this.writers]) writer.stop();
     for (const doc of this.loadedDocs()) doc.destroy();
     this.files.clear();
     this.threadDoc = null;
@@ -619,8 +617,7 @@ export class Room {
     const docs = [this.index, ...(this.threadDoc ? [this.threadDoc] : []), ...this.files.values()];
     for (const doc of docs) doc.compact();
     for (const fileId of this.files.keys()) for (const listener of this.docDropped) listener(fileId);
-    for (const turn of [...this.turns.values()]) turn.cancel();
-    this.threadTurn?.stopNow();
+    for (const writer of [...this.writers]) writer.stop();
     for (const doc of docs) doc.destroy();
     this.files.clear();
     this.threadDoc = null;

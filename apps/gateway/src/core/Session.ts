@@ -28,7 +28,6 @@ import type { Connection, PeerSocket } from './PeerSocket';
 import type { RoomSession } from './Subscriber';
 import type { AwarenessEntry } from './AwarenessRelay';
 import type { OpResult, Room } from './Room';
-import type { AgentResult } from './agent/AgentService';
 import { nameKey, presentAs, restampState, type PeerUser } from './peerPresence';
 import { TokenBucket } from './TokenBucket';
 import type { TerminalPeer } from './TerminalHost';
@@ -251,15 +250,19 @@ export class Session implements Connection, RoomSession, TerminalPeer {
     this.openedLinkId = link.id;
     room.sessions.add(this);
     this.ctx.sessionOpened(this);
+    const session = this;
     this.extensionView = {
       sessionId: this.sessionId,
       linkId: link.id,
       role: link.role,
+      workspaceId: room.workspace.id,
+      get user() {
+        return session.shownAs;
+      },
       send: (frame) => this.send(frame),
       sendControl: (message) => this.sendControl(message),
       close: (code, reason) => this.close(code, reason),
     };
-    this.ctx.extensions.notify('onSessionOpen', this.extensionView, room);
     this.sendControl({
       type: 'welcome',
       protocolVersion: PROTOCOL_VERSION,
@@ -270,8 +273,8 @@ export class Session implements Connection, RoomSession, TerminalPeer {
       limits: config.limits,
       gateway: this.ctx.gatewayId,
     });
-    // A tab that joins mid-turn gets the turn's state (HUD, Stop) without waiting for a flush.
-    for (const turn of this.ctx.agent.activeTurns(room)) this.sendControl({ type: 'agent.turn', turn });
+    // After the welcome: what an extension tells a joiner (a turn streaming now) follows it.
+    this.ctx.extensions.notify('onSessionOpen', this.extensionView, room);
     this.ctx.terminals.joined(this, room.workspace.id);
   }
 
@@ -299,20 +302,6 @@ export class Session implements Connection, RoomSession, TerminalPeer {
         this.ctx.metrics.inc('flint_file_ops_total', { op: message.type, ok: String(result.ok) });
         return this.sendResult(message.requestId, result);
       }
-      case 'agent.prompt':
-      case 'agent.cancel':
-      case 'agent.steer': {
-        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt or interrupt');
-        const byName = this.shownAs?.name ?? 'Someone';
-        // A prompt answers once admitted (the limits may live in Redis); Esc and steer at once.
-        return this.answer(message.requestId, this.ctx.agent.handle(message, this, room, byName));
-      }
-      case 'thread.send':
-      case 'thread.stop':
-      case 'thread.review': {
-        if (!canWrite(this.role ?? 'viewer')) return this.close(CloseCode.Forbidden, 'viewers cannot prompt, interrupt or review');
-        return this.answer(message.requestId, this.ctx.thread.handle(message, this, room, this.shownAs ?? { name: 'Someone', color: '#888888' }));
-      }
       default:
         // `term.*` goes to the terminals the gateway was given ([P43]); the rest to its extension.
         if (message.type.startsWith('term.')) return this.ctx.terminals.handle(message as TerminalRequest, this, room.workspace.id);
@@ -335,28 +324,9 @@ export class Session implements Connection, RoomSession, TerminalPeer {
     });
   }
 
-  /**
-   * A result now, or once its admission is decided (the limits may live in Redis). A store that
-   * fails meanwhile closes the session for a retry; any other failure is a bug, logged.
-   */
-  private answer(requestId: number, result: AgentResult | Promise<AgentResult>): void {
-    if (!(result instanceof Promise)) return this.sendResult(requestId, result);
-    result.then(
-      (answer) => this.sendResult(requestId, answer),
-      (error: unknown) => {
-        if (error instanceof StoreError) return this.storeUnavailable(error);
-        this.ctx.log('error', 'an agent request failed after admission', { sessionId: this.sessionId, error: String(error) });
-      },
-    );
-  }
-
-  private sendResult(requestId: number, result: AgentResult | OpResult): void {
-    if (result.ok) {
-      this.sendControl({ type: 'result', requestId, ok: true, ...('turnId' in result && result.turnId ? { turnId: result.turnId } : {}) });
-    } else {
-      const retry = 'retryAfterMs' in result && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
-      this.sendControl({ type: 'result', requestId, ok: false, code: result.code, message: result.message, ...retry });
-    }
+  private sendResult(requestId: number, result: OpResult): void {
+    if (result.ok) this.sendControl({ type: 'result', requestId, ok: true });
+    else this.sendControl({ type: 'result', requestId, ok: false, code: result.code, message: result.message });
   }
 
   private sync(docId: string, payload: Uint8Array, room: Room, role: Role): void {

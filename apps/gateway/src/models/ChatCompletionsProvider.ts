@@ -21,7 +21,7 @@ import { chatMessages, ChatToolCallReader, chatTools } from './chatToolCalls';
 import { readCompletionChunk, readInfillChunk, type CompletionChunk } from './fim/completionWire';
 import { providerErrorFromWire, wireErrorOf } from './providerErrorFromWire';
 import { EventQueue } from './EventQueue';
-import { closeDispatcher, providerDispatcher, SseResponse, type SseReader } from './ProviderHttp';
+import { closeDispatcher, providerDispatcher, SseResponse, type ProviderHttpOptions, type SseReader } from './ProviderHttp';
 import { mergeDeltas, TextRun } from './TextRun';
 import type { Dispatcher } from 'undici';
 
@@ -50,6 +50,8 @@ export interface ChatCompletionsOptions {
   infillUrl?: string;
   /** Certificate authorities to trust instead of Node's (see `ProviderHttpOptions.ca`). */
   ca?: string | Buffer;
+  /** How its connections resolve names and whether they follow redirects (see ProviderHttpOptions). */
+  http?: Pick<ProviderHttpOptions, 'lookup' | 'followRedirects'>;
 }
 
 export class ChatCompletionsProvider implements ModelProvider {
@@ -63,7 +65,7 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ChatCompletionsOptions) {
-    this.dispatcher = providerDispatcher({ ca: options.ca });
+    this.dispatcher = providerDispatcher({ ca: options.ca, ...options.http });
     const base = options.baseUrl.replace(/\/+$/, '');
     this.url = new URL(`${base}/chat/completions`);
     this.completionsUrl = new URL(`${base}/completions`);

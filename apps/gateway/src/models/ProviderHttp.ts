@@ -25,6 +25,13 @@ export interface ProviderHttpOptions {
    * endpoint over HTTP/1.1 (past it they wait); over HTTP/2 they share a connection. Default 1024.
    */
   connectionsPerOrigin?: number;
+  /**
+   * The DNS lookup for direct connections (net/tls `connect`'s `lookup`): a workspace's model
+   * connection screens the addresses there (modelAddressPolicy). Through a proxy, the proxy resolves.
+   */
+  lookup?: import('node:net').LookupFunction;
+  /** Follow redirects (up to 3); default true. A workspace's model connection follows none. */
+  followRedirects?: boolean;
 }
 
 /**
@@ -34,11 +41,12 @@ export interface ProviderHttpOptions {
  * takes — or directly. HTTP/2 is offered by ALPN either way: through a proxy, inside the tunnel.
  */
 export function providerDispatcher(options: ProviderHttpOptions = {}, env: ProxyEnv = process.env): Dispatcher {
-  const settings: Agent.Options = { allowH2: true, connections: options.connectionsPerOrigin ?? 1024, connect: options.ca ? { ca: options.ca } : undefined };
+  const connect = options.ca || options.lookup ? { ...(options.ca ? { ca: options.ca } : {}), ...(options.lookup ? { lookup: options.lookup } : {}) } : undefined;
+  const settings: Agent.Options = { allowH2: true, connections: options.connectionsPerOrigin ?? 1024, connect };
   // Without a proxy variable, no proxy layer: it costs ~55 µs before a request leaves an idle
   // gateway (decision 0021).
   const agent = anyProxyConfigured(env) ? new ProxyChoosingAgent(settings, { ...env }) : new Agent(settings);
-  return agent.compose(interceptors.redirect({ maxRedirections: 3 }));
+  return options.followRedirects === false ? agent : agent.compose(interceptors.redirect({ maxRedirections: 3 }));
 }
 
 /**

@@ -30,7 +30,7 @@
 import type { Log } from '../core/ports/Log';
 import type { ModelProvider, Route } from '../core/ports/ModelProvider';
 import { ProviderError } from '../core/ports/ModelProvider';
-import { ChatCompletionsProvider } from './ChatCompletionsProvider';
+import { ChatCompletionsProvider, type ChatCompletionsOptions } from './ChatCompletionsProvider';
 import { CircuitBreaker, withCircuitBreaker, type GuardedProvider } from './CircuitBreaker';
 import { fimModes, type FimMode } from '../core/complete/Infiller';
 import { ResponsesProvider } from './ResponsesProvider';
@@ -226,6 +226,8 @@ export interface ProviderFactories {
   clock?: { now(): number };
   /** Where each provider failure is logged, one warn line each (route, host, status, request id…). */
   log?: Log;
+  /** How Chat Completions adapters connect (a workspace's model connection screens addresses, follows no redirects). */
+  chatHttp?: ChatCompletionsOptions['http'];
 }
 
 /** The agent routes a person can switch between; autocomplete has no other route to offer. */
@@ -290,6 +292,7 @@ function build(r: RouteConfig, route: Route, factories: ProviderFactories): Mode
         maxTokensField: r.maxTokensField,
         idleTimeoutMs: r.idleTimeoutMs,
         infillUrl: r.infillEndpoint,
+        http: factories.chatHttp,
       });
     case 'embedded':
       return factories.embedded ? factories.embedded(r) : unconfigured(route);

@@ -16,6 +16,8 @@ export interface PlaygroundConfig {
   perAddressPerHour: number;
   /** How often expiry is checked. */
   sweepIntervalMs: number;
+  /** Each workspace's storage quota, set at the visit; the visitor cannot change it. Default 100 MB. */
+  storageQuotaBytes?: number;
 }
 
 export const defaultPlaygroundConfig: PlaygroundConfig = {
@@ -23,6 +25,7 @@ export const defaultPlaygroundConfig: PlaygroundConfig = {
   maxLive: 500,
   perAddressPerHour: 10,
   sweepIntervalMs: 60_000,
+  storageQuotaBytes: 100 * 1024 * 1024,
 };
 
 /** What the playground needs of the gateway: the public face, nothing of its insides. */
@@ -30,6 +33,8 @@ export interface PlaygroundPorts {
   createWorkspace(name: string, files: Record<string, string>): { workspaceId: string; owner: { token: string } };
   deleteWorkspace(workspaceId: string): void;
   sessionsIn(workspaceId: string): number;
+  /** Sets a workspace's storage quota (the operator's, for each visit). */
+  setStorageQuota(workspaceId: string, bytes: number): void;
   meta: { get(key: string): string | null; set(key: string, value: string): void };
 }
 
@@ -93,6 +98,7 @@ export class Playground {
       return { ok: false, status: 429, retryAfterS, message: `The playground is full (${this.config.maxLive} workspaces); try again in ${minutes(retryAfterS)}.` };
     }
     const created = this.ports.createWorkspace(this.template.name, this.template.files);
+    this.ports.setStorageQuota(created.workspaceId, this.config.storageQuotaBytes ?? defaultPlaygroundConfig.storageQuotaBytes!);
     recent.push(now);
     this.created.set(address, recent);
     this.live.set(created.workspaceId, { createdAt: now, activeAt: now });

@@ -35,7 +35,7 @@ async function setUp(config: PlaygroundConfig) {
   const meta = { get: (k: string) => store.getMeta(k), set: (k: string, v: string) => store.setMeta(k, v) };
   const gateway = h.gateway;
   const playground = new Playground(
-    { createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), meta },
+    { createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), setStorageQuota: (id, bytes) => gateway.setStorageQuota(id, bytes), meta },
     template,
     h.clock,
     config,
@@ -136,7 +136,7 @@ describe('playground mode', () => {
 
     // A new process on the same store still knows which workspaces are the playground's, and expires them.
     const reborn = new Playground(
-      { createWorkspace: (n, f) => gateway.createWorkspace(n, f), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) } },
+      { createWorkspace: (n, f) => gateway.createWorkspace(n, f), deleteWorkspace: (id) => gateway.deleteWorkspace(id), sessionsIn: (id) => gateway.sessionsIn(id), setStorageQuota: (id, bytes) => gateway.setStorageQuota(id, bytes), meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) } },
       template,
       h.clock,
       config,
@@ -182,5 +182,20 @@ describe('playground mode', () => {
     });
     expect(connect.status).toBe(403);
     expect(await (await fetch(`${base}/api/playground`)).json()).toEqual({ playground: true, name: 'Tally (playground)', idleMinutes: 1 });
+  });
+
+  it("keeps each visitor's storage quota the operator's: set at the visit, and a visitor's PUT is refused", async () => {
+    const quota = 5 * 1024 * 1024;
+    const { gateway, base, visit } = await setUp({ idleMs: 60_000, maxLive: 10, perAddressPerHour: 10, sweepIntervalMs: 60_000, storageQuotaBytes: quota });
+    const mine = await visit('192.0.2.9');
+    expect(gateway.storageQuota(mine.workspaceId!)).toBe(quota);
+    const put = await fetch(`${base}/api/workspaces/${mine.workspaceId}/quota`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mine.token}` },
+      body: JSON.stringify({ quotaBytes: 2 ** 40 }),
+    });
+    expect(put.status).toBe(403);
+    expect(((await put.json()) as { error: string }).error).toMatch(/operator/);
+    expect(gateway.storageQuota(mine.workspaceId!)).toBe(quota);
   });
 });

@@ -32,6 +32,7 @@ export function playgroundSettings(cli: string | undefined, env: Env): Playgroun
       maxLive: Math.floor(positive(env, 'FLINT_PLAYGROUND_MAX_WORKSPACES', defaultPlaygroundConfig.maxLive)),
       perAddressPerHour: Math.floor(positive(env, 'FLINT_PLAYGROUND_PER_ADDRESS_HOUR', defaultPlaygroundConfig.perAddressPerHour)),
       sweepIntervalMs: defaultPlaygroundConfig.sweepIntervalMs,
+      storageQuotaBytes: Math.floor(positive(env, 'FLINT_PLAYGROUND_QUOTA_MB', defaultPlaygroundConfig.storageQuotaBytes! / 1024 / 1024) * 1024 * 1024),
     },
     tokensPerWorkspaceHour: positive(env, 'FLINT_PLAYGROUND_TOKENS_PER_WORKSPACE_HOUR', 200_000),
     tokensPerHour: positive(env, 'FLINT_PLAYGROUND_TOKENS_PER_HOUR', 2_000_000),

@@ -1,3 +1,4 @@
+import { turnsOf } from '../core/agent/roomTurns';
 import type { OpResult, Room } from '../core/Room';
 
 /**
@@ -6,7 +7,7 @@ import type { OpResult, Room } from '../core/Room';
  * files created again. The thread's history stays (it says what happened).
  */
 export function resetToTemplate(room: Room, files: Record<string, string>, by: string): { ok: true } | { ok: false; message: string } {
-  room.threadTurn?.stop(`Reset to the template by ${by}.`);
+  turnsOf(room).thread?.stop(`Reset to the template by ${by}.`);
   const tops = new Set([...room.entries.keys()].map((path) => path.split('/')[0]!));
   for (const top of tops) {
     const removed: OpResult = room.apply({ type: 'file.delete', requestId: 0, path: top });

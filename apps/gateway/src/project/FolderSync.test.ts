@@ -18,6 +18,8 @@ async function open(files: Record<string, string | Uint8Array>, store = new Sqli
   const held = h.gateway.holdRoom(created.workspaceId)!;
   const sync = new FolderSync({ workspaceId: created.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 0, renameWindowMs: 0 });
   await sync.start();
+  // The listed files are read after the start (text or binary, a digest to pair a move by).
+  await sync.flushed();
   const alice = h.client(created.workspaceId, created.token);
   h.flush();
   return { h, disk, sync, alice, held, ...created };
@@ -204,6 +206,39 @@ describe('a folder project\'s files without documents (issue 36)', () => {
     again.h.flush();
     expect(a.toString()).toBe('A\n');
     expect(b2.toString()).toBe('typed b\n');
+  });
+
+  it('what changes on disk between the start\'s listing and the watcher\'s start is taken in (they run together)', async () => {
+    const store = new SqliteStore(':memory:');
+    const ctx = await open({ 'a.ts': 'a\n', 'b.ts': 'one\ntwo\n', 'c.ts': 'c\n' }, store);
+    const b = textOf(ctx.alice, fileIdOf(ctx.alice, 'b.ts'));
+    ctx.h.flush();
+    b.insert(0, 'typed\n');
+    await settle(ctx);
+    await ctx.sync.stop();
+    ctx.held.release();
+    ctx.h.restart();
+    // Changed right after the listing, with no event: the watcher is not up yet.
+    const list = ctx.disk.list.bind(ctx.disk);
+    let listings = 0;
+    ctx.disk.list = async (under) => {
+      const files = await list(under);
+      if (under === undefined && listings++ === 0) {
+        ctx.disk.files.set('late.ts', { bytes: bytes('late\n'), mode: 0o644 });
+        ctx.disk.files.delete('c.ts');
+        ctx.disk.files.set('b.ts', { bytes: bytes('typed\none\ntwo\nthree\n'), mode: 0o644 });
+      }
+      return files;
+    };
+    const again = await reopen(ctx);
+    await settle(again);
+    const entries = again.alice.index.doc.getMap<IndexEntry>('entries');
+    expect([...entries.keys()].sort()).toEqual(['a.ts', 'b.ts', 'late.ts']);
+    expect(entries.get('late.ts')).toMatchObject({ listed: true });
+    const b2 = textOf(again.alice, fileIdOf(again.alice, 'b.ts'));
+    again.h.flush();
+    expect(b2.toString()).toBe('typed\none\ntwo\nthree\n');
+    expect(listings).toBe(2);
   });
 
   it('the agent\'s delete of a file no one opened keeps its text for a Reject: the document is made first', async () => {

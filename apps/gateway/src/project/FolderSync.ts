@@ -32,6 +32,12 @@ export interface FolderSyncOptions {
    * watcher as a delete and a create, not always in one batch.
    */
   renameWindowMs?: number;
+  /**
+   * Whether `bytes` more from the disk may enter the workspace: a new file, or a document
+   * growing (a working copy's files count against the workspace's storage quota). Refused, the
+   * file stays on disk only; what the workspace holds is unchanged. Unset: everything enters.
+   */
+  admit?(path: string, bytes: number): boolean;
 }
 
 /** Files an upload creates per change of the tree. */
@@ -95,6 +101,8 @@ export class FolderSync implements FolderProject {
    * reads them again off the hot path (`digestListed`).
    */
   private readonly listedDigests = new Map<string, string>();
+  /** A listed file's size when admitted (`admit`), by file id: its growth is admitted again. */
+  private readonly listedBytes = new Map<string, number>();
   /** fileId → path, as the tree last had it (to see renames and deletes). */
   private paths = new Map<string, string>();
   /** Disk work runs one piece at a time, in order. */
@@ -103,6 +111,8 @@ export class FolderSync implements FolderProject {
   private applying = false;
   private stopWatching: (() => Promise<void>) | null = null;
   private stopped = false;
+  /** The listed files' first read after the start (`classifyListed`). */
+  private classifying: Promise<void> = Promise.resolve();
   private readonly writeDelayMs: number;
 
   constructor(private readonly options: FolderSyncOptions) {
@@ -122,10 +132,18 @@ export class FolderSync implements FolderProject {
   /** Reconciles disk and workspace, then follows both. */
   async start(): Promise<void> {
     this.room.docSource = this.source;
-    this.stopWatching = await this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
-    await this.enqueue(() => this.reconcile());
+    // The watcher's start (a walk of the folder of its own) and the listing run together (issue
+    // 36); what changed on disk between the two is found by listing once more after it.
+    const watching = this.disk.watch((events) => this.enqueue(() => this.onDisk(events)));
+    const reconciled = this.enqueue(() => this.reconcile());
+    this.stopWatching = await watching.catch(async (error: unknown) => {
+      await reconciled;
+      throw error;
+    });
+    await reconciled;
     this.paths = this.filePaths();
-    void this.digestListed();
+    void this.enqueue(() => this.relist());
+    this.classifying = this.classifyListed();
     this.room.pathGuards.add(this.guard);
     this.room.entries.observe(this.onTree);
     this.room.docLoaded.add(this.attach);
@@ -138,6 +156,7 @@ export class FolderSync implements FolderProject {
     if (this.stopped) return;
     this.stopped = true;
     await this.stopWatching?.();
+    await this.classifying;
     this.room.pathGuards.delete(this.guard);
     if (this.room.docSource === this.source) this.room.docSource = null;
     this.room.entries.unobserve(this.onTree);
@@ -154,10 +173,11 @@ export class FolderSync implements FolderProject {
   }
 
   /**
-   * Resolves once every pending write has run, every delete waiting for its create is decided
+   * Resolves once the listed files are classified (text or binary: read after the start), every pending write has run, every delete waiting for its create is decided
    * (`renameWindowMs`), and the disk work queued so far is done.
    */
   async flushed(): Promise<void> {
+    await this.classifying;
     for (;;) {
       await this.queue;
       if (this.pendingDeletes.size > 0) {
@@ -187,36 +207,29 @@ export class FolderSync implements FolderProject {
   private async reconcile(): Promise<void> {
     const onDisk = new Set<string>();
     // Files the workspace does not have yet: listed together, in one change of the tree.
-    const unseen: Array<{ path: string; listed: string }> = [];
-    for (const { path: listed } of await this.disk.list()) {
+    const unseen: Array<{ path: string; size: number }> = [];
+    for (const { path: listed, size } of await this.disk.list()) {
       const path = this.spelling.note(listed);
       if (validatePath(path)) continue;
       onDisk.add(path);
       const entry = this.room.entries.get(path) as IndexEntry | undefined;
-      if (!entry) unseen.push({ path, listed });
+      if (!entry) unseen.push({ path, size });
       // A file with no document: the disk is its truth, there is nothing to compare (issue 36).
       else if (entry.kind !== 'file' || !entry.listed) await this.fromDisk(path);
     }
-    // Read in batches, together, only to tell text from binary (and know a move): no document is made.
-    const fresh: Array<{ path: string; listed?: boolean; binaryBytes?: number }> = [];
-    const digests = new Map<string, string>();
-    for (let at = 0; at < unseen.length; at += listingReadBatch) {
-      const batch = unseen.slice(at, at + listingReadBatch);
-      const files = await Promise.all(batch.map(({ listed }) => this.disk.read(listed)));
-      batch.forEach(({ path }, i) => {
-        const file = files[i];
-        if (!file) return;
-        if (!isText(file.bytes)) return fresh.push({ path, binaryBytes: file.bytes.byteLength });
-        fresh.push({ path, listed: true });
-        digests.set(path, contentDigest(file.bytes));
-      });
-    }
+    // Listed from the directory entries alone, in one change of the tree: nothing is read here.
+    // Too large to be text by its size is binary at once; the rest is read after the start, off
+    // the hot path (`classifyListed`: text or binary, and a digest to know a move by). A file past
+    // what the workspace may hold (`admit`: a terminal's working copy within the quota) stays out.
+    const admitted = this.options.admit ? unseen.filter(({ path, size }) => this.options.admit!(path, size)) : unseen;
+    const fresh = admitted.map(({ path, size }) => (size > maxTextBytes ? { path, binaryBytes: size } : { path, listed: true }));
     if (fresh.length) {
       let created = new Map<string, string>();
       this.inRoom(() => ({ created } = this.room.createFiles(fresh)));
+      const sizes = new Map(admitted.map(({ path, size }) => [path, size]));
       for (const [path, fileId] of created) {
-        const digest = digests.get(path);
-        if (digest) this.listedDigests.set(fileId, digest);
+        const bytes = sizes.get(path);
+        if (bytes !== undefined) this.listedBytes.set(fileId, bytes);
       }
     }
     // In the workspace but not on disk: deleted there while we were away, or never written.
@@ -232,6 +245,31 @@ export class FolderSync implements FolderProject {
       // One file the folder's edge refuses (a link on its way now) does not stop the others.
       else if (text !== null) await this.write(entry.fileId, path).catch((error: unknown) => this.options.log('warn', 'a document was not written to the folder', { root: this.root, path, error: String(error) }));
     }
+  }
+
+  /**
+   * Lists the folder again once the watcher is up: a file made, changed or deleted after the
+   * start's listing read its folder and before the watcher watched it is taken in as the watcher
+   * would have reported it. Files with documents are compared again; listed ones have nothing to
+   * compare (the disk is their truth).
+   */
+  private async relist(): Promise<void> {
+    if (this.stopped) return;
+    const events: DiskEvent[] = [];
+    const onDisk = new Set<string>();
+    for (const { path: listed } of await this.disk.list()) {
+      const path = this.spelling.note(listed);
+      if (validatePath(path)) continue;
+      onDisk.add(path);
+      const entry = this.room.entries.get(path) as IndexEntry | undefined;
+      if (!entry || (entry.kind === 'file' && !entry.listed && !entry.binary)) events.push({ type: entry ? 'update' : 'create', path: listed });
+    }
+    // Only files the disk had: one made in the IDE may not be written yet.
+    for (const [path, entry] of this.room.entries) {
+      if (entry.kind !== 'file' || onDisk.has(path) || this.disk.ignored(path)) continue;
+      if (entry.listed || entry.binary || this.synced.get(entry.fileId)?.digest) events.push({ type: 'delete', path });
+    }
+    if (events.length) await this.onDisk(events);
   }
 
   // ---- disk → workspace ----
@@ -336,6 +374,7 @@ export class FolderSync implements FolderProject {
       // Never trade a document for a binary entry: what people typed (and type next) stays.
       return this.markUnsynced(path, file.bytes.byteLength > maxSyncedTextBytes ? 'too-large' : 'not-text');
     }
+    if (!entry && this.options.admit && !this.options.admit(path, file.bytes.byteLength)) return;
     if (!decoded) {
       if (entry?.kind === 'file' && entry.binary && entry.bytes === file.bytes.byteLength) return;
       this.inRoom(() => {
@@ -346,6 +385,14 @@ export class FolderSync implements FolderProject {
     }
     // Still text, and no document: the listing has nothing more to learn.
     if (listed) {
+      const growth = file.bytes.byteLength - (this.listedBytes.get(entry.fileId) ?? 0);
+      if (growth > 0 && this.options.admit && !this.options.admit(path, growth)) {
+        // Grown past the quota: it leaves the workspace (it had no document; the disk keeps it).
+        this.inRoom(() => this.room.apply({ type: 'file.delete', requestId: 0, path }));
+        this.forget(entry.fileId);
+        return;
+      }
+      this.listedBytes.set(entry.fileId, file.bytes.byteLength);
       this.listedDigests.set(entry.fileId, digest);
       return;
     }
@@ -358,6 +405,7 @@ export class FolderSync implements FolderProject {
       });
       const fileId = created.get(path);
       if (fileId) this.listedDigests.set(fileId, digest);
+      if (fileId) this.listedBytes.set(fileId, file.bytes.byteLength);
       return;
     }
     const fileId = entry.fileId;
@@ -375,6 +423,9 @@ export class FolderSync implements FolderProject {
       // text. Made empty while its file was away: the disk's text, then what was typed.
       const provisional = this.synced.get(fileId)?.provisional === true;
       const merged = base === null ? decoded.text : provisional ? (current === '' ? decoded.text : `${current}${current.endsWith('\n') ? '' : '\n'}${decoded.text}`) : mergeText(current, base, decoded.text);
+      const growth = Buffer.byteLength(merged) - Buffer.byteLength(current);
+      // Over the quota the document keeps what it holds (nothing stored is lost).
+      if (growth > 0 && this.options.admit && !this.options.admit(path, growth)) return;
       live.doc.transact(() => applyText(text, merged), DISK_ORIGIN);
       this.remember(fileId, decoded.text, decoded.format, file.mode, digest);
       if (merged !== decoded.text) this.scheduleWrite(fileId);
@@ -613,17 +664,28 @@ export class FolderSync implements FolderProject {
    * After a start, the listed files whose digests are not known (a warm start lists, it does not
    * read) are read in batches, yielding between them, so that a move on disk keeps their ids.
    */
-  private async digestListed(): Promise<void> {
+  /**
+   * Reads every listed file not read since it was listed, in batches off the hot path: a file that
+   * is not text becomes a binary entry (its id kept; as its first open would make it), a text one
+   * gets its digest, so that a move on disk pairs and keeps its id. A file read here that a disk
+   * event or an open has dealt with meanwhile (no longer listed, or already digested) is left to
+   * them: they read it later than this pass did.
+   */
+  private async classifyListed(): Promise<void> {
     const unknown: Array<[string, string]> = [];
     for (const [path, entry] of this.room.entries) if (entry.kind === 'file' && entry.listed && !this.listedDigests.has(entry.fileId)) unknown.push([path, entry.fileId]);
     for (let at = 0; at < unknown.length && !this.stopped; at += listingReadBatch) {
       const batch = unknown.slice(at, at + listingReadBatch);
       const files = await Promise.all(batch.map(([path]) => this.disk.read(this.spelling.onDisk(path)).catch(() => null)));
+      const binary: Array<[string, IndexEntry]> = [];
       batch.forEach(([path, fileId], i) => {
         const file = files[i];
         const entry = this.room.entries.get(path) as IndexEntry | undefined;
-        if (file && entry?.kind === 'file' && entry.fileId === fileId && entry.listed && !this.listedDigests.has(fileId)) this.listedDigests.set(fileId, contentDigest(file.bytes));
+        if (this.stopped || !file || entry?.kind !== 'file' || entry.fileId !== fileId || !entry.listed || this.listedDigests.has(fileId)) return;
+        if (isText(file.bytes)) this.listedDigests.set(fileId, contentDigest(file.bytes));
+        else binary.push([path, { kind: 'file', fileId, binary: true, bytes: file.bytes.byteLength }]);
       });
+      if (binary.length) this.inRoom(() => this.room.entries.doc!.transact(() => binary.forEach(([path, entry]) => this.room.entries.set(path, entry)), GATEWAY_ORIGIN));
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
@@ -662,6 +724,7 @@ export class FolderSync implements FolderProject {
   private forget(fileId: string): void {
     this.synced.delete(fileId);
     this.listedDigests.delete(fileId);
+    this.listedBytes.delete(fileId);
   }
 
   /**

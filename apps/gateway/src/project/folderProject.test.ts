@@ -44,6 +44,8 @@ async function open(root: string) {
   const sync = new FolderSync({ workspaceId: ws.workspaceId, room: held.room, disk, bases: { get: (k) => h.store.getMeta(k), set: (k, v) => h.store.setMeta(k, v) }, log: () => {}, writeDelayMs: 20 });
   syncs.push(sync);
   await sync.start();
+  // The listed files are read after the start (text or binary, a digest to pair a move by).
+  await sync.flushed();
   const alice = h.client(ws.workspaceId, ws.owner.token);
   h.flush();
   return { h, sync, alice, root };

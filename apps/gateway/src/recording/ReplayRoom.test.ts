@@ -5,6 +5,8 @@
  * recorded gateway held at several moments, playing forward and after seeking back; the recorded
  * cursors show; a viewer's write is refused; only the control secret moves the replay.
  */
+import { turnsOf } from '../core/agent/roomTurns';
+import { replayThreadTurn } from '../core/agent/agentExtension';
 import { CloseCode, FILE_TEXT_KEY, INDEX_DOC_ID, INDEX_ENTRIES_KEY, THREAD_DOC_ID } from '@flint/protocol';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
@@ -64,16 +66,16 @@ describe('a replay workspace', () => {
     h.flush();
     moment();
     const routed = { provider: new ReplayProvider(demoTurnRecording, h.clock, 1), model: demoTurnRecording.label, contextTokens: 32_000, supportsPrediction: false, supportsTools: true };
-    const started = await h.gateway.replayThreadTurn(workspaceId, created.owner.token, 'Ada', demoTurnRecording.prompt, routed);
+    const started = await replayThreadTurn(h.gateway, workspaceId, created.owner.token, 'Ada', demoTurnRecording.prompt, routed);
     expect(started.ok).toBe(true);
     let midTurn = false;
-    for (let i = 0; i < 5000 && room.threadTurn; i++) {
+    for (let i = 0; i < 5000 && turnsOf(room).thread; i++) {
       h.clock.advance(25);
       h.flush();
       await nextIo();
       if (!midTurn && i === 20) (moment(), (midTurn = true));
     }
-    expect(room.threadTurn).toBeNull();
+    expect(turnsOf(room).thread).toBeNull();
     h.clock.advance(100);
     h.flush();
     moment();

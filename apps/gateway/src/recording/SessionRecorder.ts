@@ -26,20 +26,33 @@ const maxFilesLoadedAtStart = 5_000;
 
 type Pending = { state: string | null; timer: TimerHandle | null; lastT: number };
 
+/** A recording's caps, checked as each frame is kept; the first frame past one ends the recording. */
+export interface RecorderLimits {
+  maxFrames: number;
+  /** The frames' payload (base64 text) in bytes. */
+  maxBytes: number;
+  /** Called once, when a cap is reached (the recorder has stopped following the room then). */
+  onFull?: (reason: string) => void;
+}
+
 export class SessionRecorder {
   private readonly frames: RecordedFrame[] = [];
   private readonly detach: Array<() => void> = [];
   private readonly startedAt: number;
   private stopped = false;
+  private bytes = 0;
   /** While the constructor records the states the recording starts from: all of them at t = 0. */
   private starting = true;
   /** Per document and awareness client: when its last frame was written, and a state waiting for the gap to end. */
   private readonly peers = new Map<string, Pending>();
+  /** Why the recording stopped itself (a cap was reached), or null. */
+  full: string | null = null;
 
   constructor(
     private readonly room: Room,
     private readonly clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>,
     private readonly title: string,
+    private readonly limits: RecorderLimits = { maxFrames: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY },
   ) {
     this.startedAt = clock.now();
     this.follow(room.index);
@@ -54,7 +67,7 @@ export class SessionRecorder {
     let toLoad = maxFilesLoadedAtStart;
     for (const entry of room.entries.values()) {
       if (entry.kind !== 'file' || entry.listed || entry.binary || room.loaded(entry.fileId)) continue;
-      if (toLoad-- <= 0) break;
+      if (toLoad-- <= 0 || this.full !== null) break;
       room.doc(entry.fileId);
     }
     this.starting = false;
@@ -62,6 +75,11 @@ export class SessionRecorder {
 
   get frameCount(): number {
     return this.frames.length;
+  }
+
+  /** The frames' payload so far, in bytes. */
+  get byteCount(): number {
+    return this.bytes;
   }
 
   /** Ends the recording; what it holds so far, whatever the room does next. */
@@ -81,7 +99,10 @@ export class SessionRecorder {
 
   private follow(live: LiveDoc): void {
     const doc = live.doc;
-    const push = (update: Uint8Array) => this.frames.push({ t: this.elapsed(), ch: 'update', doc: live.docId, data: base64(update) });
+    const push = (update: Uint8Array) => {
+      const data = base64(update);
+      this.keep({ t: this.elapsed(), ch: 'update', doc: live.docId, data }, data.length);
+    };
     push(Y.encodeStateAsUpdate(doc));
     const onUpdate = (update: Uint8Array) => push(update);
     doc.on('update', onUpdate);
@@ -100,13 +121,39 @@ export class SessionRecorder {
     });
   }
 
+  /**
+   * Keeps a frame, or — past a cap — stops following the room at once (memory stays bounded
+   * whether or not anyone asks for the status) and says why.
+   */
+  private keep(frame: RecordedFrame, bytes: number): void {
+    if (this.stopped || this.full !== null) return;
+    if (this.starting) frame.t = 0;
+    const { maxFrames, maxBytes } = this.limits;
+    if (this.frames.length + 1 > maxFrames || this.bytes + bytes > maxBytes) {
+      this.full =
+        this.frames.length + 1 > maxFrames
+          ? `The recording reached its limit of ${maxFrames} changes and stopped; what it kept can be downloaded.`
+          : `The recording reached its limit of ${Math.round(maxBytes / 1024 / 1024)} MB and stopped; what it kept can be downloaded.`;
+      for (const undo of this.detach.splice(0)) undo();
+      this.limits.onFull?.(this.full);
+      return;
+    }
+    this.bytes += bytes;
+    this.frames.push(frame);
+  }
+
+  /** Ms since the recording began; 0 for the states it starts from (however long loading them took). */
+  private elapsed(): number {
+    return this.starting ? 0 : this.clock.now() - this.startedAt;
+  }
+
   private awareness(doc: string, client: number, state: string | null): void {
     const key = `${client} ${doc}`;
     const t = this.elapsed();
     const peer = this.peers.get(key);
     if (!peer) {
       this.peers.set(key, { state, timer: null, lastT: t });
-      this.frames.push({ t, ch: 'awareness', doc, client, state });
+      this.keep({ t, ch: 'awareness', doc, client, state }, state?.length ?? 4);
       return;
     }
     peer.state = state;
@@ -114,7 +161,7 @@ export class SessionRecorder {
     const wait = peer.lastT + awarenessGapMs - t;
     if (wait <= 0) {
       peer.lastT = t;
-      this.frames.push({ t, ch: 'awareness', doc, client, state });
+      this.keep({ t, ch: 'awareness', doc, client, state }, state?.length ?? 4);
       return;
     }
     peer.timer = this.clock.setTimeout(() => this.writeAwareness(key, peer), wait);
@@ -122,13 +169,9 @@ export class SessionRecorder {
 
   private writeAwareness(key: string, peer: Pending): void {
     peer.timer = null;
+    if (this.full !== null) return;
     const space = key.indexOf(' ');
     peer.lastT = Math.max(this.frames.at(-1)?.t ?? 0, this.clock.now() - this.startedAt);
-    this.frames.push({ t: peer.lastT, ch: 'awareness', doc: key.slice(space + 1), client: Number(key.slice(0, space)), state: peer.state });
-  }
-
-  /** Ms since the recording began; 0 for the states it starts from (however long loading them took). */
-  private elapsed(): number {
-    return this.starting ? 0 : this.clock.now() - this.startedAt;
+    this.keep({ t: peer.lastT, ch: 'awareness', doc: key.slice(space + 1), client: Number(key.slice(0, space)), state: peer.state }, peer.state?.length ?? 4);
   }
 }

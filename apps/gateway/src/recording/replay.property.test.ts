@@ -6,6 +6,8 @@
  * exactly (file text byte for byte, the tree, each document's state vector), and scrubbing back
  * to a checkpoint gives what playing forward to it gave. A failure prints SEED and ITERATIONS.
  */
+import { turnsOf } from '../core/agent/roomTurns';
+import { replayThreadTurn } from '../core/agent/agentExtension';
 import { FILE_TEXT_KEY, INDEX_DOC_ID, INDEX_ENTRIES_KEY, THREAD_DOC_ID } from '@flint/protocol';
 import { propertyConfig, seededRandom } from '@flint/test-kit';
 import { describe, expect, it } from 'vitest';
@@ -77,16 +79,16 @@ async function session(rng: () => number): Promise<void> {
       if (renamed.ok) seen.renamed++;
     } else if (roll < 0.72) {
       await h.answered(person.request({ type: 'file.create', path: `notes/n${step}.md`, kind: 'file' }));
-    } else if (roll < 0.88 && !room.threadTurn) {
+    } else if (roll < 0.88 && !turnsOf(room).thread) {
       const routed = { provider: new ReplayProvider(demoTurnRecording, h.clock, 10), model: demoTurnRecording.label, contextTokens: 32_000, supportsPrediction: false, supportsTools: true };
-      const started = await h.gateway.replayThreadTurn(workspaceId, created.owner.token, 'Ada', demoTurnRecording.prompt, routed);
+      const started = await replayThreadTurn(h.gateway, workspaceId, created.owner.token, 'Ada', demoTurnRecording.prompt, routed);
       if (started.ok && started.turnId) lastTurn = started.turnId;
-      for (let i = 0; i < 5000 && room.threadTurn; i++) {
+      for (let i = 0; i < 5000 && turnsOf(room).thread; i++) {
         h.clock.advance(25);
         h.flush();
         await nextIo();
       }
-      expect(room.threadTurn).toBeNull();
+      expect(turnsOf(room).thread).toBeNull();
       seen.turns++;
       if (JSON.stringify(room.thread.doc.toJSON()).includes('edited 2 files')) seen.turnEdits++;
     } else if (lastTurn) {

@@ -1,5 +1,6 @@
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import type { TerminalInfo } from '@flint/protocol';
+import { CsiClamp } from './CsiClamp';
 import { TerminalScreen } from './TerminalScreen';
 
 export interface TerminalOptions {
@@ -57,6 +58,8 @@ export class Terminal {
   private lastDataAt = 0;
   /** Small outputs sent at once in the current batch interval. */
   private quickFlushes = 0;
+  /** Huge counts in control sequences are clamped before any screen parses them ([P48]). */
+  private readonly clamp = new CsiClamp();
 
   constructor(private readonly options: TerminalOptions) {
     this.info = { termId: options.termId, kind: options.kind, title: options.title, openedBy: options.openedBy, cols: options.cols, rows: options.rows, exitCode: null };
@@ -67,7 +70,8 @@ export class Terminal {
     this.pty = spawnPty(options.file, options.args, { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: options.cwd, env: options.env });
     this.pty.onData((data) => {
       this.lastDataAt = Date.now();
-      this.output(data);
+      const clamped = this.clamp.push(data);
+      if (clamped !== '') this.output(clamped);
     });
     this.pty.onExit(({ exitCode, signal }) => {
       this.exited = true;
@@ -90,6 +94,8 @@ export class Terminal {
         return;
       }
       if (this.disposed) return then();
+      const held = this.clamp.flush();
+      if (held !== '') this.output(held);
       this.flush();
       then();
     };
@@ -102,6 +108,28 @@ export class Terminal {
 
   write(data: string): void {
     if (!this.exited) this.pty.write(data);
+  }
+
+  /** A line from the gateway (not the process), shown to everyone watching, in its own colour. */
+  notice(line: string): void {
+    if (this.exited || this.disposed) return;
+    this.output(`\r\n\x1b[33m[flint] ${line.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ')}\x1b[0m\r\n`);
+  }
+
+  /**
+   * Ends the processes, saying why in the terminal; the terminal stays (exited) so everyone
+   * watching reads the line.
+   */
+  stop(line: string): void {
+    this.notice(line);
+    if (this.exited) return;
+    for (const end of [() => process.kill(-this.pty.pid, 'SIGKILL'), () => this.pty.kill('SIGKILL')]) {
+      try {
+        end();
+      } catch {
+        // not a group leader, or gone already
+      }
+    }
   }
 
   resize(cols: number, rows: number): void {

@@ -24,12 +24,20 @@ export interface WorkspaceFolder {
   release(): Promise<void>;
 }
 
+export interface FolderHooks {
+  /** A line for everyone watching the workspace's terminals (a file not imported). */
+  notice(line: string): void;
+  /** The folder is past its disk limit: every process ends, with `line`, and the folder is let go. */
+  exceeded(line: string): void;
+}
+
 export interface TerminalServiceOptions {
   /** `sandbox`: bubblewrap works here; `unsafe`: the operator's flag ran processes unconfined; else why terminals are off. */
   mode: { kind: 'sandbox' } | { kind: 'unsafe' } | { kind: 'off'; reason: string };
   /** The gateway's own folder for sandbox support files (never the workspace's). */
   supportDir: string;
-  folder(workspaceId: string): Promise<WorkspaceFolder>;
+  /** `hooks`: what the folder tells the workspace's terminals (see FolderHooks). */
+  folder(workspaceId: string, hooks?: FolderHooks): Promise<WorkspaceFolder>;
   settings: { get(workspaceId: string): TerminalSettings | null; set(workspaceId: string, settings: TerminalSettings): void };
   log: Log;
   limits?: Partial<SandboxLimits>;
@@ -40,7 +48,7 @@ export interface TerminalServiceOptions {
   maxTerminals?: number;
 }
 
-export const defaultTerminalSettings: TerminalSettings = { network: false, commandPolicy: 'ask', allowedCommands: ['npm test', 'npx tsc --noEmit'], checkCommand: 'npm test' };
+export const defaultTerminalSettings: TerminalSettings = { network: false, commandPolicy: 'ask', allowedCommands: [], checkCommand: 'npm test' };
 
 interface Running {
   terminal: Terminal;
@@ -193,7 +201,9 @@ export class TerminalService implements TerminalHost {
         return this.broadcastState(workspace);
       }
       case 'term.check': {
-        if (peer.role !== 'owner' && peer.role !== 'editor') return answer(message.requestId, { code: 'forbidden', message: 'Viewers cannot run the check.' });
+        // The check runs project code (npm test runs package.json's script, which any editor
+        // writes): only those who may type run code ([P47]).
+        if (!this.mayType(workspace, peer)) return answer(message.requestId, { code: 'forbidden', message: 'Only the owner and people the owner lets type run the check.' });
         if (!this.availability.enabled) return answer(message.requestId, { code: 'not_configured', message: this.availability.reason ?? 'Terminals are off.' });
         const command = this.settingsOf(workspace.id).checkCommand?.trim();
         if (!command) return answer(message.requestId, { code: 'not_configured', message: 'No check command is set: the owner sets one in the terminal settings.' });
@@ -202,7 +212,7 @@ export class TerminalService implements TerminalHost {
         return answer(message.requestId, null);
       }
       case 'term.approve': {
-        if (peer.role !== 'owner' && peer.role !== 'editor') return answer(message.requestId, { code: 'forbidden', message: 'Viewers cannot approve commands.' });
+        if (!this.mayType(workspace, peer)) return answer(message.requestId, { code: 'forbidden', message: 'Only the owner and people the owner lets type approve commands.' });
         const approval = workspace.approvals.get(message.approvalId);
         if (!approval) return answer(message.requestId, { code: 'not_found', message: 'That command was already decided.' });
         approval.decide(message.approve, peer.user?.name ?? 'Someone');
@@ -287,7 +297,7 @@ export class TerminalService implements TerminalHost {
     let total = 0;
     let exited: (code: number) => void = () => {};
     const done = new Promise<number>((resolve) => (exited = resolve));
-    const folder = await (workspace.folder ??= this.options.folder(workspace.id));
+    const folder = await (workspace.folder ??= this.options.folder(workspace.id, this.hooks(workspace)));
     await folder.flush();
     const running = await this.open(workspace, {
       kind: 'command',
@@ -340,7 +350,7 @@ export class TerminalService implements TerminalHost {
     spec: { kind: 'shell' | 'command'; title: string; by: string; cols: number; rows: number; command: string[]; onOutput?: (data: string) => void; onExit?: (code: number) => void },
   ): Promise<Running> {
     if (this.closing) throw new Error('the gateway is shutting down');
-    const folder = await (workspace.folder ??= this.options.folder(workspace.id));
+    const folder = await (workspace.folder ??= this.options.folder(workspace.id, this.hooks(workspace)));
     const termId = `t${randomBytes(6).toString('hex')}`;
     const settings = this.settingsOf(workspace.id);
     const unsafe = this.options.mode.kind === 'unsafe';
@@ -383,6 +393,29 @@ export class TerminalService implements TerminalHost {
     workspace.terminals.set(termId, running);
     this.broadcastState(workspace);
     return running;
+  }
+
+  private hooks(workspace: Workspace): FolderHooks {
+    return {
+      // A line of the gateway's own in every shell terminal of the workspace (its screen too).
+      notice: (line) => {
+        for (const running of workspace.terminals.values()) if (running.terminal.info.kind === 'shell') running.terminal.notice(line);
+      },
+      exceeded: (line) => {
+        this.options.log('warn', "a workspace's working folder passed its disk limit; its processes were ended", { workspaceId: workspace.id });
+        for (const running of workspace.terminals.values()) running.terminal.stop(line);
+        // The next terminal starts from a fresh copy of the documents.
+        const folder = workspace.folder;
+        workspace.folder = null;
+        if (folder) {
+          const released: Promise<void> = folder
+            .then((f) => f.release())
+            .catch((error: unknown) => this.options.log('warn', "a workspace's working folder was not released", { workspaceId: workspace.id, error: String(error) }))
+            .finally(() => this.releasing.delete(released));
+          this.releasing.add(released);
+        }
+      },
+    };
   }
 
   /**

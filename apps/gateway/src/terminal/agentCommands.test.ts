@@ -10,12 +10,14 @@ import type { ModelRouter } from '../core/agent/ModelRouter';
 import { createGateway, type Gateway } from '../index';
 import { SqliteStore } from '../storage/SqliteStore';
 import { systemClock } from '../transport/systemClock';
-import { TerminalService } from './TerminalService';
+import { defaultTerminalSettings, TerminalService } from './TerminalService';
 import { workspaceFolders } from './workspaceFolders';
 
 /**
  * The agent's `run_command` through the real gateway, thread and sandbox, with the scripted
- * provider as the model ([P45]): asked, approved by an editor, its output back to the model.
+ * provider as the model ([P45]): asked, approved by the owner or someone the owner lets type,
+ * its output back to the model. "May type" is the one capability to run code ([P43] [P45] [P47]):
+ * an editor without it can write package.json's test script, but cannot make anything run it.
  */
 const testScript = 'grep -q fixed status.txt && echo "PASS all green" || { echo "FAIL status.txt:1 expected fixed"; exit 1; }\n';
 
@@ -27,6 +29,7 @@ let provider: ScriptedProvider;
 let workspaceId = '';
 let alice: FlintClient;
 let bob: FlintClient;
+let bobLinkId = '';
 let bobTerminal: Extract<TerminalMessage, { type: 'term.state' }> | null;
 const settings = new Map<string, TerminalSettings>();
 
@@ -67,6 +70,12 @@ function scriptRun(command: string): void {
   provider.end();
 }
 
+/** The owner lets Bob type, which is also what lets him run the check and approve commands. */
+async function letBobType(): Promise<void> {
+  expect(await answered(alice.request({ type: 'term.grant', linkId: bobLinkId, mayType: true }))).toEqual({ ok: true });
+  await until(() => bobTerminal?.you.mayType === true, 'Bob to be let type');
+}
+
 const toolSteps = () => readThread(alice.openThread().doc).messages.filter((m) => m.kind === 'tool');
 
 beforeEach(async () => {
@@ -86,7 +95,9 @@ beforeEach(async () => {
   const created = gateway.createWorkspace('Agent commands', { 'test.sh': testScript, 'status.txt': 'broken\n' });
   workspaceId = created.workspaceId;
   alice = client(created.owner.token);
-  bob = client(gateway.links.create(workspaceId, 'editor', 'Bob', null).token);
+  const bobLink = gateway.links.create(workspaceId, 'editor', 'Bob', null);
+  bobLinkId = bobLink.link.id;
+  bob = client(bobLink.token);
   bobTerminal = null;
   bob.onTerminal((m) => {
     if (m.type === 'term.state') bobTerminal = m;
@@ -104,7 +115,7 @@ afterEach(async () => {
 });
 
 describe("the agent's run_command", () => {
-  it('[P45] runs the tests once an editor approves, sees the failure, fixes it, runs them green', async () => {
+  it('[P45] runs the tests once an editor the owner lets type approves, sees the failure, fixes it, runs them green', async () => {
     scriptRun('sh test.sh');
     provider.callTool('apply_patch');
     provider.toolArgs(JSON.stringify({ patch: '*** Begin Patch\n*** Update File: status.txt\n@@\n-broken\n+fixed\n*** End Patch\n' }));
@@ -114,6 +125,12 @@ describe("the agent's run_command", () => {
     provider.end();
     expect(await answered(alice.threadSend({ text: 'run the tests and fix what fails', mode: 'send' }))).toMatchObject({ ok: true });
 
+    // Bob sees the request, but his approval counts only once the owner lets him type.
+    await until(() => (bobTerminal?.approvals.length ?? 0) === 1, 'the first approval to be asked');
+    expect(await answered(bob.request({ type: 'term.approve', approvalId: bobTerminal!.approvals[0]!.approvalId, approve: true }))).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(bobTerminal!.approvals).toHaveLength(1);
+    expect(toolSteps().filter((m) => m.summary?.startsWith('ran '))).toEqual([]);
+    await letBobType();
     for (const round of [1, 2]) {
       await until(() => (bobTerminal?.approvals.length ?? 0) === 1, `approval ${round} to be asked`);
       expect(bobTerminal!.approvals[0]!.command).toBe('sh test.sh');
@@ -162,8 +179,35 @@ describe("the agent's run_command", () => {
     await until(() => bobTerminal?.terminals.length === 0, 'the command terminal to end');
   });
 
+  it('[P45] an empty allow list by default: the owner names each command the agent may run unasked', async () => {
+    expect(defaultTerminalSettings.allowedCommands).toEqual([]);
+    expect(await answered(alice.request({ type: 'term.settings', settings: { ...defaultTerminalSettings, commandPolicy: 'allow-list' } }))).toEqual({ ok: true });
+    scriptRun('npm test');
+    provider.emit('ok');
+    provider.end();
+    await answered(alice.threadSend({ text: 'test', mode: 'send' }));
+    await until(() => readThread(alice.openThread().doc).turns[0]?.status === 'done', 'the turn');
+    expect(toolSteps()[0]?.summary).toMatch(/^not run: npm test — "npm test" is not on this workspace's allow list/);
+  });
+
+  it("[P47] an editor without 'may type' cannot run the check, whatever they wrote in the project", async () => {
+    // The default check is `npm test`, which runs package.json's test script: a file editors write.
+    settings.set(workspaceId, { ...defaultTerminalSettings, checkCommand: 'sh test.sh' });
+    const testId = (alice.index.doc.getMap(INDEX_ENTRIES_KEY).get('test.sh') as { fileId: string }).fileId;
+    const script = bob.openDoc(testId).doc.getText(FILE_TEXT_KEY);
+    await until(() => script.length > 0, 'the script at Bob');
+    script.delete(0, script.length);
+    script.insert(0, 'echo RAN_BY_BOB > owned.txt\n');
+    await until(() => gateway.document(workspaceId, testId)?.getText(FILE_TEXT_KEY).toString().includes('RAN_BY_BOB') ?? false, 'the edit at the gateway');
+    expect(bobTerminal?.you.mayType).toBe(false);
+    expect(await answered(bob.request({ type: 'term.check' }))).toMatchObject({ ok: false, code: 'forbidden' });
+    expect(bobTerminal?.check).toBeNull();
+    expect(bobTerminal?.terminals).toEqual([]);
+  });
+
   it('[P47] Check runs the configured command for an editor and tells everyone whether it passed', async () => {
     settings.set(workspaceId, { network: false, commandPolicy: 'never', allowedCommands: [], checkCommand: 'sh test.sh' });
+    await letBobType();
     expect(await answered(bob.request({ type: 'term.check' }))).toEqual({ ok: true });
     await until(() => bobTerminal?.check?.status === 'failed', 'the check to fail');
     expect(bobTerminal?.check).toMatchObject({ command: 'sh test.sh', exitCode: 1 });

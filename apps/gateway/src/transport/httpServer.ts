@@ -36,7 +36,7 @@ export interface ServerOptions {
    * entry (the one the balancer added), not the balancer's own; per-address caps count it.
    */
   trustProxy?: boolean;
-  /** More REST routes (workspaceModelApi.ts, playgroundApi.ts), tried after the project routes. */
+  /** More REST routes (workspaceModelApi.ts, playgroundApi.ts), tried before the project routes. */
   routes?: ReadonlyArray<RestRoute>;
 }
 

@@ -12,8 +12,9 @@ import { linkUrl, type RestRoute } from './restApi';
  * - `GET  /api/playground`                   whether this gateway is a playground, and its terms
  * - `POST /api/playground/workspaces`        a fresh workspace from the template for this visitor (429 + Retry-After past a cap)
  * - `POST /api/workspaces/:id/reset`         owner: the workspace back to the template
- * Refused here: `POST /api/workspaces` (workspaces come from the template, under the caps) and
- * connecting a model (the operator's model and budgets serve every workspace).
+ * Refused here: `POST /api/workspaces` (workspaces come from the template, under the caps),
+ * connecting a model (the operator's model and budgets serve every workspace) and changing the
+ * storage quota (each visit gets the operator's, `FLINT_PLAYGROUND_QUOTA_MB`).
  */
 export interface PlaygroundApiOptions {
   playground: Playground;
@@ -40,11 +41,15 @@ export function createPlaygroundApi(gateway: Gateway, { playground, template, pu
       return true;
     }
     if (pathname === '/api/workspaces' && req.method === 'POST') throw new HttpError(403, 'This gateway is a playground: open its front page for a workspace of your own.');
-    const match = /^\/api\/workspaces\/([\w-]{1,64})\/(reset|model)$/.exec(pathname);
+    const match = /^\/api\/workspaces\/([\w-]{1,64})\/(reset|model|quota)$/.exec(pathname);
     if (!match) return false;
     if (match[2] === 'model') {
       if (req.method === 'GET') return false;
       throw new HttpError(403, "This playground's model is set by its operator; connecting another is turned off.");
+    }
+    if (match[2] === 'quota') {
+      if (req.method === 'GET') return false;
+      throw new HttpError(403, "This playground's storage quota is set by its operator; it cannot be changed here.");
     }
     if (req.method !== 'POST') throw new HttpError(405, 'Method not allowed.');
     requireJsonContentType(req);

@@ -6,7 +6,7 @@
 import { FakeClock } from '@flint/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readiness, type ModelRouter } from '../core/agent/ModelRouter';
-import { Gateway } from '../core/Gateway';
+import { createGateway } from '../index';
 import { CircuitBreaker } from '../models/CircuitBreaker';
 import { ProviderError, type ModelProvider } from '../core/ports/ModelProvider';
 import { createProviders, loadProviderConfig } from '../models/providerConfig';
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 async function serve(readinessOf?: () => ReturnType<typeof readiness>, models?: ModelRouter) {
-  const gateway = new Gateway({ store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom, models });
+  const gateway = createGateway({}, { store: new SqliteStore(':memory:'), clock: systemClock, random: systemRandom, models });
   server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, readiness: readinessOf });
   return async (path: string) => {
     const res = await fetch(`http://127.0.0.1:${server!.port}${path}`);

@@ -8,8 +8,10 @@ import type { RestRoute } from './restApi';
 /**
  * Recording a workspace (issue 37), the owner's:
  * - `POST   /api/workspaces/:id/recording`  start
- * - `GET    /api/workspaces/:id/recording`  any link: whether it records, and how many frames
- * - `DELETE /api/workspaces/:id/recording`  stop, and download it (`.flintrec`, JSON Lines)
+ * - `GET    /api/workspaces/:id/recording`  any link: whether it records, how many frames, and
+ *   `stoppedBecause` when it stopped itself at a cap
+ * - `DELETE /api/workspaces/:id/recording`  stop, and download it (`.flintrec`, JSON Lines); the
+ *   gateway keeps no copy after (a stopped recording not downloaded is dropped after 15 min)
  */
 export function createRecordingApi(gateway: Gateway, recordings: Recordings): RestRoute {
   return async (req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> => {
@@ -32,7 +34,8 @@ export function createRecordingApi(gateway: Gateway, recordings: Recordings): Re
       return true;
     }
     if (req.method === 'DELETE') {
-      const recording = recordings.stop(workspaceId);
+      // Handed over: the gateway keeps no copy once it is downloaded.
+      const recording = recordings.take(workspaceId);
       if (!recording) throw new HttpError(404, 'Nothing was recorded in this workspace.');
       res.writeHead(200, {
         'content-type': 'application/x-ndjson; charset=utf-8',

@@ -47,7 +47,7 @@ export interface RestApiOptions {
   /** Folder projects (issue 24): what git sees, zip download and upload. Unset: none. */
   projects?: ProjectRegistry;
   log?: Log;
-  /** More routes, tried in order after the project routes (workspaceModelApi.ts, playgroundApi.ts). */
+  /** More routes, tried in order before the project routes (workspaceModelApi.ts, playgroundApi.ts). */
   routes?: ReadonlyArray<RestRoute>;
 }
 
@@ -58,9 +58,10 @@ export interface RestApiOptions {
 export function createRestApi(gateway: Gateway, { publicUrl, createToken, projects = noProjects, log = () => {}, routes = [] }: RestApiOptions) {
   const projectApi = createProjectApi(gateway, { projects, log });
   async function route(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+    // The extra routes first: a mode may refuse one of the project routes (a playground's quota is the operator's).
+    for (const extra of routes) if (await extra(req, res, pathname)) return true;
     // Before the JSON-only rule below: an upload's body is a zip (its own type, which browsers preflight too).
     if (await projectApi(req, res, pathname)) return true;
-    for (const extra of routes) if (await extra(req, res, pathname)) return true;
     if (pathname === '/api/workspaces' && req.method === 'POST') {
       if (createToken !== null && !sameSecret(bearer(req, createTokenMessage), createToken)) {
         throw new HttpError(401, createTokenMessage);

@@ -4,14 +4,16 @@
  * back), collaborators see only its name, and the demo's scripted turn replays through the
  * thread engine into the files.
  */
+import { turnsOf } from '../core/agent/roomTurns';
 import { randomBytes } from 'node:crypto';
 import { FILE_TEXT_KEY } from '@flint/protocol';
 import { FakeOpenAIServer, fakeFaults } from '@flint/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRouter } from '../core/agent/ModelRouter';
-import { Gateway } from '../core/Gateway';
+import { createGateway } from '../index';
 import { secretBox } from '../models/connect/secretBox';
 import { WorkspaceModels } from '../models/connect/WorkspaceModels';
+import { ModelAddressPolicy } from '../models/connect/modelAddressPolicy';
 import type { ModelEvent, ModelProvider } from '../core/ports/ModelProvider';
 import { demoWorkspaceFiles } from '../seed/demoWorkspace';
 import { SqliteStore } from '../storage/SqliteStore';
@@ -46,9 +48,11 @@ afterEach(async () => {
 
 async function setUp() {
   const store = new SqliteStore(':memory:');
-  models = new WorkspaceModels({ meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) }, secrets: secretBox(randomBytes(32)), clock: systemClock });
+  // The fake provider listens on loopback: allowed, as for a gateway that listens on loopback (main.ts).
+  const addresses = new ModelAddressPolicy({ allowPrivate: true, gatewayPort: () => server?.port ?? null });
+  models = new WorkspaceModels({ meta: { get: (k) => store.getMeta(k), set: (k, v) => store.setMeta(k, v) }, secrets: secretBox(randomBytes(32)), clock: systemClock, addresses });
   const router = models.router(gatewayRouter);
-  const gateway = new Gateway({ store, clock: systemClock, random: systemRandom, models: router });
+  const gateway = createGateway({}, { store, clock: systemClock, random: systemRandom, models: router });
   const modelApi = createWorkspaceModelApi(gateway, { models, clock: systemClock, gatewayModel: () => 'flint-tiny' });
   server = await startServer({ gateway, port: 0, host: '127.0.0.1', webRoot: '/nonexistent-web-root', allowedOrigins: null, publicUrl: null, log: () => {}, routes: [modelApi] });
   const created = gateway.createWorkspace('Tally', demoWorkspaceFiles);
@@ -175,10 +179,10 @@ describe("the demo's scripted turn, replayed", () => {
     const held = gateway.holdRoom(workspaceId)!;
     try {
       const room = held.room;
-      expect(room.threadTurn).not.toBeNull();
+      expect(turnsOf(room).thread).not.toBeNull();
       // One turn at a time: a second replay while it plays is refused.
       expect((await call('POST', 'demo-replay', editor, {})).status).toBe(409);
-      await until(() => room.threadTurn === null, 'the replayed turn to end');
+      await until(() => turnsOf(room).thread === null, 'the replayed turn to end');
       const text = (path: string) => room.doc(room.fileIdAt(path)!)!.doc.getText(FILE_TEXT_KEY).toString();
       expect(text('src/format.ts')).toBe(
         demoWorkspaceFiles['src/format.ts']!.replace("import type { Task } from './model/task';", "import { isOverdue, type Task } from './model/task';").replace(

@@ -1,3 +1,4 @@
+import { replayThreadTurn } from '../core/agent/agentExtension';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/ports/Clock';
 import type { Gateway } from '../core/Gateway';
@@ -45,7 +46,7 @@ export function createWorkspaceModelApi(gateway: Gateway, options: WorkspaceMode
       if (!speeds.includes(speed)) throw new HttpError(400, `speed must be one of ${speeds.join(', ')}.`);
       const recording = demoTurnRecording;
       const routed = { provider: new ReplayProvider(recording, options.clock, speed), model: recording.label, contextTokens: 32_000, supportsPrediction: false, supportsTools: true };
-      const result = await gateway.replayThreadTurn(workspaceId, token, typeof body.by === 'string' ? body.by : 'Someone', recording.prompt, routed);
+      const result = await replayThreadTurn(gateway, workspaceId, token, typeof body.by === 'string' ? body.by : 'Someone', recording.prompt, routed);
       if (!result.ok) throw new HttpError(result.code === 'forbidden' ? 403 : 409, result.message);
       json(res, 202, { turnId: result.turnId });
       return true;

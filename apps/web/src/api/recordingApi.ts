@@ -6,6 +6,17 @@ export function startRecording(workspaceId: string, token: string): Promise<ApiR
   return call(path(workspaceId), { method: 'POST', body: '{}' }, token);
 }
 
+export interface RecordingStatus {
+  recording: boolean;
+  frames: number;
+  /** Set when the recording stopped itself at the gateway's cap (a sentence to show). */
+  stoppedBecause: string | null;
+}
+
+export function recordingStatus(workspaceId: string, token: string): Promise<ApiResult<RecordingStatus>> {
+  return call(path(workspaceId), { method: 'GET', headers: { 'content-type': 'application/json' } }, token);
+}
+
 /** Stops the recording and returns the `.flintrec` file to save. */
 export async function stopRecording(workspaceId: string, token: string): Promise<ApiResult<Blob>> {
   let response: Response;

@@ -9,6 +9,7 @@ import { Icon } from './Icon';
 import { ThreadInput } from './ThreadInput';
 import { ThreadMessage } from './ThreadMessage';
 import { ThreadTurn } from './ThreadTurn';
+import { useShortcut, withKey } from '../stores/settingsStore';
 
 /**
  * The workspace's shared AI thread, on the right of the editor (Ctrl/Cmd-L). Everyone in the
@@ -33,6 +34,7 @@ export function AgentPanel() {
 }
 
 function PanelHeader() {
+  const panelKey = useShortcut('agent-panel');
   const model = useThread(selectRouteModel);
   const demo = useThread(selectIsDemoModel);
   const streaming = useThread((s) => selectStreamingTurn(s) !== null);
@@ -56,7 +58,7 @@ function PanelHeader() {
         type="button"
         className="icon-button"
         aria-label="Close the agent panel"
-        title={`Close (${agentShortcuts.panel})`}
+        title={withKey('Close', panelKey)}
         onClick={() => {
           setAgentPanelOpen(false);
           requestEditorFocus();
@@ -120,6 +122,7 @@ function ThreadList() {
 }
 
 function EmptyThread() {
+  const panelKey = useShortcut('agent-panel');
   const demo = useThread(selectIsDemoModel);
   const canEdit = useConnection(selectCanEdit);
   return (
@@ -149,10 +152,14 @@ function EmptyThread() {
             <kbd>@</kbd>
           </dt>
           <dd>mention a file; the file on screen and your selection go along by default</dd>
-          <dt>
-            <kbd>{agentShortcuts.panel}</kbd>
-          </dt>
-          <dd>open or close this panel</dd>
+          {panelKey && (
+            <>
+              <dt>
+                <kbd>{panelKey}</kbd>
+              </dt>
+              <dd>open or close this panel</dd>
+            </>
+          )}
         </dl>
       )}
       {demo && (

@@ -3,12 +3,14 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { gitMarkOf, gitStatusLabel, sortChanges } from '../project/gitMarks';
 import { closeDiff, openDiff, refreshProject, selectChanges, selectGit, setChangesOpen, useProject } from '../stores/projectStore';
 import { Icon } from './Icon';
+import { useShortcut, withKey } from '../stores/settingsStore';
 
 /**
  * What git sees changed since HEAD (Ctrl/Cmd-Shift-G): the branch and the changed files, in
  * the sidebar's place. A file opens as a diff against HEAD; Esc goes back to the editor.
  */
 export function ChangesView() {
+  const changesKey = useShortcut('changes');
   const branch = useProject((s) => selectGit(s)?.branch ?? null);
   const changes = useProject(selectChanges);
   const diffPath = useProject((s) => s.diff?.path ?? null);
@@ -51,7 +53,7 @@ export function ChangesView() {
           <button type="button" className="icon-button" data-testid="changes-refresh" title="Ask git again" aria-label="Refresh the changes" onClick={() => void refreshProject()}>
             <Icon name="refresh" />
           </button>
-          <button type="button" className="icon-button" data-testid="changes-close" title="Back to the files (Ctrl+Shift+G)" aria-label="Back to the files" onClick={() => setChangesOpen(false)}>
+          <button type="button" className="icon-button" data-testid="changes-close" title={withKey('Back to the files', changesKey)} aria-label="Back to the files" onClick={() => setChangesOpen(false)}>
             <Icon name="back" />
           </button>
         </span>

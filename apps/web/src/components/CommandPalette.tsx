@@ -1,24 +1,12 @@
-import { useEffect, useMemo, useState } from 'react';
-import { appCommands, appShortcuts, type AppCommand } from '../commands/appCommands';
+import { useMemo, useState } from 'react';
+import { appCommands, type AppCommand } from '../commands/appCommands';
+import { shortcutOf } from '../stores/settingsStore';
 import { fuzzyScore } from '../fileTree/fuzzyScore';
 import { setPaletteOpen, usePalette } from '../stores/paletteStore';
 
-/** Ctrl/Cmd+Shift+P: the app's own commands, each with its key, filtered as you type. */
+/** Ctrl/Cmd+Shift+P (or the key the person gave it): the app's own commands, each with its key, filtered as you type. */
 export function CommandPalette() {
   const open = usePalette((s) => s.open);
-
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.code === 'KeyP') {
-        // Over the browser's private window and Monaco (which has nothing on it): capture phase.
-        event.preventDefault();
-        event.stopPropagation();
-        setPaletteOpen(!usePalette.getState().open);
-      }
-    };
-    window.addEventListener('keydown', onKeyDown, true);
-    return () => window.removeEventListener('keydown', onKeyDown, true);
-  }, []);
 
   return open ? <PalettePanel onClose={() => setPaletteOpen(false)} /> : null;
 }
@@ -55,7 +43,7 @@ function PalettePanel({ onClose }: { onClose(): void }) {
         <input
           autoFocus
           className="quick-open-input"
-          placeholder={`Type a command (${appShortcuts.palette}); editor commands: F1`}
+          placeholder={`Type a command${shortcutOf('command-palette') ? ` (${shortcutOf('command-palette')})` : ''}; editor commands: F1`}
           aria-label="Command"
           aria-controls="command-palette-list"
           aria-activedescendant={results[cursor] ? `command-${results[cursor].id}` : undefined}

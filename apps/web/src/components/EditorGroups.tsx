@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { GroupView } from '../editor/GroupView';
 import type { ModelRegistry } from '../editor/ModelRegistry';
 import { registerAppActions } from '../editor/appActions';
+import { monacoTheme, settingsOptions } from '../editor/editorSettings';
 import { editorOptions, monaco } from '../editor/monacoSetup';
 import { quietSuggest } from '../editor/quietSuggest';
 import { focusEditorGroup, useWorkspace } from '../stores/workspaceStore';
@@ -45,7 +46,7 @@ function SplitEditorPane({ index, registry }: { index: number; registry: ModelRe
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const editor = monaco.editor.create(element, { ...editorOptions, model: null });
+    const editor = monaco.editor.create(element, { ...editorOptions, theme: monacoTheme(), ...settingsOptions(), model: null });
     quietSuggest(editor);
     const view = new GroupView(editor, registry, index);
     const actions = registerAppActions(editor);

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { DiffController } from '../editor/DiffController';
 import { EditorController } from '../editor/EditorController';
 import type { ModelRegistry } from '../editor/ModelRegistry';
+import { monacoTheme, settingsOptions } from '../editor/editorSettings';
 import { editorOptions, monaco } from '../editor/monacoSetup';
 import { quietSuggest } from '../editor/quietSuggest';
 import { requireClient, useConnection } from '../stores/connectionStore';
@@ -31,7 +32,7 @@ export function EditorPane({ onRegistry }: { onRegistry(registry: ModelRegistry 
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const editor = monaco.editor.create(element, { ...editorOptions, model: null });
+    const editor = monaco.editor.create(element, { ...editorOptions, theme: monacoTheme(), ...settingsOptions(), model: null });
     quietSuggest(editor);
     // A benchmark's instrumentation (bench/benchmarks/b5BrowserSmoothness.ts) watches the editor
     // through this optional hook; nothing in the app sets it.

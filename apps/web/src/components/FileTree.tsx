@@ -21,6 +21,7 @@ import { Icon } from './Icon';
 import { TreeNameInput } from './TreeNameInput';
 import { TreeRow } from './TreeRow';
 import { UploadButton } from './UploadButton';
+import { useShortcut, withKey } from '../stores/settingsStore';
 
 type Editing = { mode: 'create'; kind: 'file' | 'folder'; parent: string } | { mode: 'rename'; node: TreeNode };
 
@@ -41,6 +42,8 @@ type DropTarget = { folder: string; kind: 'move' | 'upload' };
  * drop files or folders from the desktop to upload, download folders as zips; git's marks.
  */
 export function FileTree({ hidden = false }: { hidden?: boolean }) {
+  const newFileKey = useShortcut('new-file');
+  const newFolderKey = useShortcut('new-folder');
   const entries = useWorkspace((s) => s.entries);
   const indexSynced = useWorkspace((s) => s.indexSynced);
   const activePath = useWorkspace(selectActivePath);
@@ -336,10 +339,10 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
         <span className="sidebar-actions">
           {canEdit && (
             <>
-              <button type="button" className="icon-button" data-testid="new-file-button" title="New file (Alt+N)" aria-label="New file" onClick={() => startCreate('file')}>
+              <button type="button" className="icon-button" data-testid="new-file-button" title={withKey('New file', newFileKey)} aria-label="New file" onClick={() => startCreate('file')}>
                 <Icon name="newFile" />
               </button>
-              <button type="button" className="icon-button" data-testid="new-folder-button" title="New folder (Alt+Shift+N)" aria-label="New folder" onClick={() => startCreate('folder')}>
+              <button type="button" className="icon-button" data-testid="new-folder-button" title={withKey('New folder', newFolderKey)} aria-label="New folder" onClick={() => startCreate('folder')}>
                 <Icon name="newFolder" />
               </button>
               <UploadButton
@@ -413,7 +416,7 @@ export function FileTree({ hidden = false }: { hidden?: boolean }) {
             );
           })}
         </div>
-        {indexSynced && rows.length === 0 && !editing && <div className="tree-empty">No files yet.{canEdit && ' Press Alt+N to create one.'}</div>}
+        {indexSynced && rows.length === 0 && !editing && <div className="tree-empty">No files yet.{canEdit && newFileKey && ` Press ${newFileKey} to create one.`}</div>}
         {!indexSynced && !closed && <div className="tree-empty">Loading files…</div>}
       </div>
       {dropTarget?.kind === 'upload' && (

@@ -20,7 +20,7 @@ export function PresenceBar() {
   const peers = usePresence((s) => s.peers);
   const following = usePresence((s) => s.following);
   return (
-    <div className="presence" data-testid="presence-list" aria-label="People in this workspace">
+    <div className="presence" role="group" data-testid="presence-list" aria-label="People in this workspace">
       {peers.map((peer) => {
         const isFollowed = peer.clientId === following;
         const where = peer.activeFile ? ` — in ${peer.activeFile}` : '';

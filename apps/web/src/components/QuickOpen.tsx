@@ -7,24 +7,11 @@ import { openFile, useWorkspace } from '../stores/workspaceStore';
 /** Ctrl/Cmd+P: jump to a file by typing part of its path. */
 export function QuickOpen() {
   const [open, setOpen] = useState(false);
-  // The command palette's "Go to file…".
+  // Its key (Ctrl/Cmd+P unless rebound; boundCommands) toggles it; the palette's "Go to file…" opens it.
   const requested = usePalette((s) => s.quickOpenRequest);
   useEffect(() => {
-    if (requested > 0) setOpen(true);
+    if (requested > 0) setOpen((value) => !value);
   }, [requested]);
-
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'p') {
-        event.preventDefault();
-        event.stopPropagation();
-        setOpen((value) => !value);
-      }
-    };
-    // Capture phase: Monaco handles keys on its own textarea before they would bubble here.
-    window.addEventListener('keydown', onKeyDown, true);
-    return () => window.removeEventListener('keydown', onKeyDown, true);
-  }, []);
 
   return open ? <QuickOpenPanel onClose={() => setOpen(false)} /> : null;
 }

@@ -3,6 +3,7 @@ import { useConnection } from '../stores/connectionStore';
 import { useEditorStatus } from '../stores/editorStore';
 import { follow, usePresence } from '../stores/presenceStore';
 import { toggleProblems, useProblems } from '../stores/problemsStore';
+import { useShortcut, withKey } from '../stores/settingsStore';
 import { AgentHud } from './AgentHud';
 import { AutocompleteStatus } from './AutocompleteStatus';
 import { CheckStatus } from './CheckStatus';
@@ -68,27 +69,32 @@ function EditorItems() {
   );
 }
 
-/** Errors and warnings in the open files; opens the Problems panel. */
+/**
+ * Errors and warnings in the open files; opens the Problems panel. Its name is its content (the
+ * glyphs hidden from screen readers, the words hidden from the eye), so what is seen is what is
+ * heard (axe: label-content-name-mismatch); the key is the person's.
+ */
 function ProblemsItem() {
   const errors = useProblems((s) => s.errors);
   const warnings = useProblems((s) => s.warnings);
   const open = useProblems((s) => s.open);
+  const key = useShortcut('problems');
   return (
     <button
       type="button"
       className={errors > 0 ? 'status-item status-problems status-problems--errors' : 'status-item status-problems'}
       data-testid="status-problems"
       aria-pressed={open}
-      aria-label={`${errors} errors, ${warnings} warnings in the open files: ${open ? 'close' : 'open'} Problems (${problemsShortcut})`}
-      title={`Problems in the open files (${problemsShortcut})`}
+      title={withKey('Problems in the open files', key)}
       onClick={toggleProblems}
     >
-      ⊗ {errors} ⚠ {warnings}
+      <span aria-hidden="true">⊗</span> {errors}
+      <span className="visually-hidden">{errors === 1 ? ' error,' : ' errors,'}</span> <span aria-hidden="true">⚠</span> {warnings}
+      <span className="visually-hidden">{warnings === 1 ? ' warning' : ' warnings'}</span>
     </button>
   );
 }
 
-const problemsShortcut = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Shift+M' : 'Ctrl+Shift+M';
 
 /** Connection, latency, the agent's HUD and the active editor's position: the bottom line of the IDE. */
 export function StatusBar() {

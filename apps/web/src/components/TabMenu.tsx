@@ -1,17 +1,20 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { BoundCommandId } from '../commands/keybindings';
 import { runTabAction, type TabAction } from '../stores/appCommands';
+import { shortcutOf, useSettings } from '../stores/settingsStore';
 
-const items: Array<{ action: TabAction; label: string; shortcut?: string } | 'separator'> = [
-  { action: 'close', label: 'Close', shortcut: 'Alt+W' },
-  { action: 'close-others', label: 'Close Others' },
+/** The menu's actions; those with a command in the key table show the person's key for it. */
+const items: Array<{ action: TabAction; label: string; command?: BoundCommandId } | 'separator'> = [
+  { action: 'close', label: 'Close', command: 'close-tab' },
+  { action: 'close-others', label: 'Close Others', command: 'close-other-tabs' },
   { action: 'close-right', label: 'Close to the Right' },
-  { action: 'close-all', label: 'Close All' },
+  { action: 'close-all', label: 'Close All', command: 'close-all-tabs' },
   'separator',
   { action: 'copy-path', label: 'Copy Path' },
   { action: 'copy-relative-path', label: 'Copy Relative Path' },
   'separator',
   { action: 'reveal', label: 'Reveal in Explorer' },
-  { action: 'split-right', label: 'Split Right', shortcut: 'Ctrl+\\' },
+  { action: 'split-right', label: 'Split Right', command: 'split' },
 ];
 
 export interface TabMenuTarget {
@@ -70,18 +73,21 @@ export function TabMenu({ target, onClose }: { target: TabMenuTarget; onClose(re
     event.stopPropagation();
   };
 
+  // Re-rendered when the person changes a key.
+  useSettings((st) => st.keybindings);
   return (
     <div ref={menu} className="context-menu" role="menu" aria-label="Tab actions" data-testid="tab-menu" style={position} onKeyDown={onKeyDown} onContextMenu={(e) => e.preventDefault()}>
-      {items.map((item, i) =>
-        item === 'separator' ? (
+      {items.map((item, i) => {
+        const shortcut = item === 'separator' || item.command === undefined ? undefined : shortcutOf(item.command);
+        return item === 'separator' ? (
           <div key={`sep-${i}`} className="context-menu-separator" role="separator" />
         ) : (
           <button key={item.action} type="button" role="menuitem" tabIndex={-1} className="context-menu-item" data-action={item.action} onClick={() => run(item.action)}>
             <span>{item.label}</span>
-            {item.shortcut && <kbd className="context-menu-key">{item.shortcut}</kbd>}
+            {shortcut && <kbd className="context-menu-key">{shortcut}</kbd>}
           </button>
-        ),
-      )}
+        );
+      })}
     </div>
   );
 }

@@ -1,6 +1,8 @@
 import { baseName } from '@flint/protocol';
 import { useEffect, useRef, useState } from 'react';
+import { chordOf } from '../commands/keybindings';
 import { recentAt } from '../stores/editorGroups';
+import { currentKeybindings } from '../stores/settingsStore';
 import { openFileInGroup, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 
 interface Switching {
@@ -8,13 +10,22 @@ interface Switching {
   /** The group's files, most recently used first, as they were when Ctrl+Tab was first pressed. */
   order: readonly string[];
   at: number;
+  /** The modifier keys (KeyboardEvent.key) of the chord that opened the list: letting go of one picks. */
+  held: readonly string[];
+}
+
+/** The modifiers a chord holds, as KeyboardEvent.key names them. */
+function heldKeys(chord: string): string[] {
+  const parts = chord.split('+');
+  return [...(parts.includes('Mod') ? ['Control', 'Meta'] : []), ...(parts.includes('Alt') ? ['Alt'] : [])];
 }
 
 /**
  * Ctrl+Tab / Ctrl+Shift+Tab, as in VS Code: while Ctrl is held, a list of the focused group's
  * files in the order they were last used; each Tab moves down it, letting go of Ctrl shows the
  * file picked. (Chromium keeps Ctrl+Tab for its own tabs in a normal window; an installed app
- * window and other browsers pass it on.)
+ * window and other browsers pass it on.) The keys are the person's (the key table's recent-tab
+ * and recent-tab-back); a key without Ctrl or Alt to hold switches at once.
  */
 export function TabSwitcher() {
   const [switching, setSwitching] = useState<Switching | null>(null);
@@ -33,10 +44,16 @@ export function TabSwitcher() {
     };
     const onKeyDown = (event: KeyboardEvent) => {
       const state = current.current;
-      if (event.key === 'Tab' && event.ctrlKey && !event.altKey && !event.metaKey) {
+      const chord = chordOf(event);
+      const table = currentKeybindings();
+      const forward = chord === table['recent-tab'];
+      const backward = chord === table['recent-tab-back'];
+      // While the list is up, Shift with the key walks it backwards, as in VS Code.
+      const walking = state !== null && chord?.replace('+Shift', '') === table['recent-tab'];
+      if (chord !== null && (forward || backward || walking)) {
         event.preventDefault();
         event.stopPropagation();
-        const step = event.shiftKey ? -1 : 1;
+        const step = backward || (!forward && event.shiftKey) ? -1 : 1;
         if (state) {
           setSwitching({ ...state, at: (state.at + step + state.order.length) % state.order.length });
           return;
@@ -45,7 +62,13 @@ export function TabSwitcher() {
         const group = groups[focusedGroup];
         if (!group || recentAt(group, 1) === null) return;
         const order = group.tabs.map((_, i) => recentAt(group, i)).filter((id): id is string => id !== null);
-        setSwitching({ group: focusedGroup, order, at: (step + order.length) % order.length });
+        const held = heldKeys(chord);
+        if (held.length === 0) {
+          const fileId = order[(step + order.length) % order.length];
+          if (fileId !== undefined) openFileInGroup(focusedGroup, fileId, { focus: true });
+          return;
+        }
+        setSwitching({ group: focusedGroup, order, at: (step + order.length) % order.length, held });
       } else if (state && event.key === 'Escape') {
         event.preventDefault();
         event.stopPropagation();
@@ -57,7 +80,7 @@ export function TabSwitcher() {
       }
     };
     const onKeyUp = (event: KeyboardEvent) => {
-      if (event.key === 'Control' && current.current) finish(true);
+      if (current.current?.held.includes(event.key)) finish(true);
     };
     const onBlur = () => finish(false);
     window.addEventListener('keydown', onKeyDown, true);

@@ -5,6 +5,7 @@ import { usePresence } from '../stores/presenceStore';
 import { closeTab, openFileInGroup, requestEditorFocus, useWorkspace } from '../stores/workspaceStore';
 import { Icon } from './Icon';
 import { initials } from './PresenceBar';
+import { useShortcut, withKey } from '../stores/settingsStore';
 import { TabMenu, type TabMenuTarget } from './TabMenu';
 
 /**
@@ -13,6 +14,7 @@ import { TabMenu, type TabMenuTarget } from './TabMenu';
  * (the active one); arrow keys move between them, Enter or Space shows one.
  */
 export function Tabs({ group }: { group: number }) {
+  const closeKey = useShortcut('close-tab');
   const tabs = useWorkspace((s) => s.groups[group]?.tabs ?? noTabs);
   const activeFileId = useWorkspace((s) => s.groups[group]?.activeFileId ?? null);
   const focused = useWorkspace((s) => s.focusedGroup === group);
@@ -105,19 +107,19 @@ export function Tabs({ group }: { group: number }) {
                 {initials(peer.user.name)}
               </span>
             ))}
-            <button
-              type="button"
+            {/* Not a button inside role=tab (axe: nested-interactive): the mouse's close; the keyboard's is Delete on the tab, or Alt+W (Settings may change it). */}
+            <span
               className="tab-close"
-              aria-label={`Close ${name}`}
-              title="Close (Alt+W)"
-              tabIndex={-1}
+              aria-hidden="true"
+              data-testid="tab-close"
+              title={withKey('Close', closeKey)}
               onClick={(event) => {
                 event.stopPropagation();
                 closeTab(fileId, group);
               }}
             >
               <Icon name="close" />
-            </button>
+            </span>
           </div>
         );
       })}

@@ -66,10 +66,13 @@ function SettingsMenu() {
   );
 }
 
-/** Commands the agent asked to run: any editor runs or refuses each. */
+/**
+ * Commands the agent asked to run: everyone sees them; the owner and those the owner lets type
+ * run or refuse each ("may type" is the one capability to run code, [P45]).
+ */
 function Approvals() {
   const approvals = useTerminals((s) => s.room?.approvals ?? []);
-  const canApprove = useConnection((s) => s.role === 'owner' || s.role === 'editor');
+  const canApprove = useTerminals(selectMayType);
   if (approvals.length === 0) return null;
   return (
     <div className="terminal-approvals">
@@ -87,6 +90,7 @@ function Approvals() {
               </button>
             </>
           )}
+          {!canApprove && <span className="terminal-approval-wait">Waiting for the owner or someone they let type</span>}
         </div>
       ))}
     </div>

@@ -165,6 +165,7 @@ export function ThreadInput() {
         <select
           className="thread-route"
           data-testid="thread-route"
+          aria-label="Model route"
           value={route}
           title="Route: fast for quick edits, deep for a heavier model (remembered)"
           onChange={(event) => setThreadRoute(event.target.value as AgentRoute)}

@@ -1,4 +1,3 @@
-import { agentShortcuts } from '../stores/agentMessages';
 import { useConnection } from '../stores/connectionStore';
 import { selectChanges, selectGit, toggleChanges, useProject } from '../stores/projectStore';
 import { toggleSidebar, usePalette } from '../stores/paletteStore';
@@ -10,6 +9,7 @@ import { PlaygroundReset } from './PlaygroundControls';
 import { RecordButton } from './RecordButton';
 import { PresenceBar } from './PresenceBar';
 import { RoleBadge } from './RoleBadge';
+import { useShortcut, withKey } from '../stores/settingsStore';
 
 export function TopBar() {
   const workspaceName = useConnection((s) => s.workspaceName);
@@ -62,6 +62,7 @@ function ChangesToggle() {
   const branch = useProject((s) => selectGit(s)?.branch ?? null);
   const count = useProject((s) => selectChanges(s).length);
   const open = useProject((s) => s.changesOpen);
+  const changesKey = useShortcut('changes');
   if (!hasGit) return null;
   return (
     <button
@@ -69,7 +70,7 @@ function ChangesToggle() {
       className={`button changes-toggle${open ? ' changes-toggle--open' : ''}`}
       data-testid="changes-toggle"
       aria-pressed={open}
-      title={`${open ? 'Back to the files' : 'Show what changed since the last commit'} (${changesShortcut})`}
+      title={withKey(open ? 'Back to the files' : 'Show what changed since the last commit', changesKey)}
       onClick={() => toggleChanges()}
     >
       <Icon name="branch" /> <span className="changes-toggle-branch">{branch ?? 'detached'}</span>
@@ -82,19 +83,18 @@ function ChangesToggle() {
   );
 }
 
-const changesShortcut = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘+Shift+G' : 'Ctrl+Shift+G';
-
 /** Opens and closes the agent panel; pulses while the agent works and the panel is closed. */
 function AgentToggle() {
   const open = useThread((s) => s.panelOpen);
   const live = useThread((s) => selectStreamingTurn(s) !== null);
+  const panelKey = useShortcut('agent-panel');
   return (
     <button
       type="button"
       className={`button agent-toggle${open ? ' agent-toggle--open' : ''}${live && !open ? ' agent-toggle--live' : ''}`}
       data-testid="agent-panel-toggle"
       aria-pressed={open}
-      title={`${open ? 'Close' : 'Open'} the agent panel (${agentShortcuts.panel})`}
+      title={withKey(`${open ? 'Close' : 'Open'} the agent panel`, panelKey)}
       onClick={() => setAgentPanelOpen(!open)}
     >
       <Icon name="spark" /> <span className="button-label">Agent</span>

@@ -1,13 +1,11 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
+import { handleCommandKey } from '../commands/boundCommands';
 import { goBackOrForward } from '../editor/EditorController';
-import { selectCanEdit, useConnection } from '../stores/connectionStore';
-import { selectGit, toggleChanges, useProject } from '../stores/projectStore';
-import { closeActiveTab, editorWidgetOwnsKey, focusGroupEditor, toggleAgentPanel } from '../stores/appCommands';
-import { toggleProblems } from '../stores/problemsStore';
-import { toggleSidebar, usePalette } from '../stores/paletteStore';
-import { openSearch, useSearch } from '../stores/searchStore';
-import { toggleTerminalPanel } from '../stores/terminalStore';
-import { requestCreate, splitEditor, useWorkspace } from '../stores/workspaceStore';
+import { editorWidgetOwnsKey } from '../stores/appCommands';
+import { selectGit, useProject } from '../stores/projectStore';
+import { usePalette } from '../stores/paletteStore';
+import { useSearch } from '../stores/searchStore';
+import { useWorkspace } from '../stores/workspaceStore';
 import { AgentPanel } from './AgentPanel';
 import { ChangesView } from './ChangesView';
 import { CommandPalette } from './CommandPalette';
@@ -18,6 +16,7 @@ import { Notice } from './Notice';
 import { ProblemsPanel } from './ProblemsPanel';
 import { QuickOpen } from './QuickOpen';
 import { SearchPanel } from './SearchPanel';
+import { SettingsDialog } from './SettingsDialog';
 import { ShareDialog } from './ShareDialog';
 import { SidebarResizer } from './SidebarResizer';
 import { StatusBar } from './StatusBar';
@@ -38,83 +37,19 @@ function useShortcuts(): void {
         event.preventDefault();
         return;
       }
-      if (event.ctrlKey && !event.altKey && !event.shiftKey && event.code === 'Backquote') {
-        // The terminal panel, as in VS Code (Ctrl+` on macOS too); over the terminal's own keys.
-        event.preventDefault();
-        event.stopPropagation();
-        toggleTerminalPanel();
-        return;
-      }
-      // An open Find, rename box or suggestion list owns its keys; the app's shortcuts yield.
-      if (editorWidgetOwnsKey(event)) return;
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyL') {
-        // Over the browser's address bar, as in other AI editors; Monaco's "expand line
-        // selection" gives the key up (appActions), so F1 says the same.
-        event.preventDefault();
-        event.stopPropagation();
-        toggleAgentPanel();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'KeyB') {
-        // Toggle the sidebar, as in VS Code; Monaco and Chromium have nothing on it.
-        event.preventDefault();
-        event.stopPropagation();
-        toggleSidebar();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyF') {
-        // Search across files, as in VS Code; over Monaco, which has nothing on it.
-        event.preventDefault();
-        event.stopPropagation();
-        openSearch();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.code === 'Backslash') {
-        // Split the editor to the right, as in VS Code.
-        event.preventDefault();
-        event.stopPropagation();
-        splitEditor();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && /^Digit[1-3]$/.test(event.code)) {
-        // Into editor group 1, 2, 3, as in VS Code (a browser window may keep these for its tabs).
-        event.preventDefault();
-        event.stopPropagation();
-        focusGroupEditor(Number(event.code.slice(5)) - 1);
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyM') {
-        // The Problems panel, as in VS Code.
-        event.preventDefault();
-        event.stopPropagation();
-        toggleProblems();
-        return;
-      }
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.shiftKey && event.code === 'KeyG') {
-        // The Changes view, as in other editors; over the browser's "find previous". Nothing without git.
-        if (!toggleChanges()) return;
-        event.preventDefault();
-        event.stopPropagation();
-        return;
-      }
-      if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      const key = event.code;
-      if (key === 'KeyN' && selectCanEdit(useConnection.getState())) {
-        requestCreate(event.shiftKey ? 'folder' : 'file');
-      } else if (key === 'KeyW' && !event.shiftKey && !(event.target instanceof Element && event.target.closest('.search-panel'))) {
-        // In the search panel Alt+W is "whole word".
-        closeActiveTab();
-      } else if ((key === 'ArrowLeft' || key === 'ArrowRight') && !event.shiftKey) {
+      // The app's commands, by the person's keys (Settings); each yields to a widget that owns the key.
+      if (handleCommandKey(event)) return;
+      if (event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey && (event.code === 'ArrowLeft' || event.code === 'ArrowRight')) {
         // Back and forward through where the caret has been, as in VS Code (after F12). Never the
         // browser's Back and Forward, which would leave the IDE; its toolbar button still does.
-        // In a text field it is nothing (the field has no use for it either).
+        // In a text field it is nothing (the field has no use for it either). Not in the key
+        // table: the browser's meaning has to be kept off it whatever a person binds.
+        if (editorWidgetOwnsKey(event)) return;
+        event.preventDefault();
+        event.stopPropagation();
         const inField = event.target instanceof Element && event.target.closest('input, textarea') !== null && event.target.closest('.monaco-editor') === null;
-        if (!inField) goBackOrForward(key === 'ArrowLeft' ? -1 : 1);
-      } else {
-        return;
+        if (!inField) goBackOrForward(event.code === 'ArrowLeft' ? -1 : 1);
       }
-      event.preventDefault();
-      event.stopPropagation();
     };
     window.addEventListener('keydown', onKeyDown, true);
     return () => window.removeEventListener('keydown', onKeyDown, true);
@@ -179,6 +114,7 @@ export default function Workspace() {
       <QuickOpen />
       <CommandPalette />
       <TabSwitcher />
+      <SettingsDialog />
       <Notice />
     </div>
   );

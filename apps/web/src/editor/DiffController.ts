@@ -3,6 +3,7 @@ import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { closeDiff, useProject, type DiffView } from '../stores/projectStore';
 import { useWorkspace } from '../stores/workspaceStore';
 import type { ModelRegistry } from './ModelRegistry';
+import { monacoTheme, settingsOptions } from './editorSettings';
 import { editorOptions, monaco } from './monacoSetup';
 
 type Model = monaco.editor.ITextModel;
@@ -140,9 +141,11 @@ export class DiffController {
   }
 
   private createEditor(): monaco.editor.IStandaloneDiffEditor {
-    const { theme, fontFamily, fontSize, lineHeight, scrollBeyondLastLine, fixedOverflowWidgets, padding, stickyScroll, inlayHints } = editorOptions;
+    const { fontFamily, scrollBeyondLastLine, fixedOverflowWidgets, padding, stickyScroll, inlayHints } = editorOptions;
+    // The person's theme and font size (Settings), not the defaults: Monaco's theme is global.
+    const { fontSize, lineHeight } = settingsOptions();
     const editor = monaco.editor.createDiffEditor(this.host, {
-      theme,
+      theme: monacoTheme(),
       fontFamily,
       fontSize,
       lineHeight,

@@ -1,5 +1,4 @@
 import type { FlintClient } from '@flint/client';
-import { loadLayout, saveLayout } from '../memory/workspaceLayout';
 import { useConnection } from '../stores/connectionStore';
 import { forgetRemotePresence, reannouncePresence, usePresence } from '../stores/presenceStore';
 import { unwatchFileDoc, watchFileDoc } from '../stores/projectStore';
@@ -79,7 +78,6 @@ export class EditorController {
         }
       }),
     );
-    this.rememberFontSize();
     this.disposers.push(registerAppActions(editor));
     this.follow = new FollowController(editor, this.registry);
     this.diagnostics = new DiagnosticsRefresher(editor);
@@ -88,18 +86,6 @@ export class EditorController {
     this.provisional = new ProvisionalText(editor, this.registry);
     // After the agent: its Esc binding (dismiss the ghost text) wins when both apply.
     this.autocomplete = new AutocompleteController(editor, this.registry, client);
-  }
-
-  /** The editor's font size (F1 → Editor Font Zoom, Ctrl+wheel), kept for the next load of this workspace in this browser. */
-  private rememberFontSize(): void {
-    const workspaceId = useConnection.getState().workspaceId;
-    if (workspaceId === null) return;
-    const { fontSize } = loadLayout(workspaceId);
-    if (fontSize !== null) this.editor.updateOptions({ fontSize, lineHeight: Math.round((fontSize * 20) / 13) });
-    const font = this.editor.onDidChangeConfiguration((event) => {
-      if (event.hasChanged(monaco.editor.EditorOption.fontInfo)) saveLayout(workspaceId, { fontSize: this.editor.getOption(monaco.editor.EditorOption.fontInfo).fontSize });
-    });
-    this.disposers.push(() => font.dispose());
   }
 
   /** Go to definition into another workspace file opens its tab in the same group (Monaco alone stays put). */

@@ -2,6 +2,7 @@ import { loadLayout, saveCursor } from '../memory/workspaceLayout';
 import { selectCanEdit, useConnection } from '../stores/connectionStore';
 import { useEditorStatus, type EditorSelection } from '../stores/editorStore';
 import { focusEditorGroup, useWorkspace } from '../stores/workspaceStore';
+import { applyEditorSettings } from './editorSettings';
 import type { ModelRegistry } from './ModelRegistry';
 import { monaco } from './monacoSetup';
 import { recordNavigation } from './navigationHistory';
@@ -23,7 +24,7 @@ export function groupViewOf(editor: monaco.editor.ICodeEditor): GroupView | null
 /**
  * One Monaco editor showing one editor group: the group's active file (tabs switch models and
  * keep each tab's view state), read-only when it must be, and — while it is the focused group —
- * the status bar's position, selection and language. Every group shows the registry's one
+ * the status bar's position, selection and language; the person's editor settings apply to it. Every group shows the registry's one
  * model per file, so two groups on one file edit the same Y.Text. Outside React so that typing
  * never re-renders a component.
  */
@@ -50,6 +51,8 @@ export class GroupView {
     );
     const focus = editor.onDidFocusEditorWidget(() => focusEditorGroup(this.index));
     this.disposers.push(() => focus.dispose());
+    // The person's font size, wrap, minimap, theme and tab size, in every group's editor alike.
+    this.disposers.push(applyEditorSettings(editor));
     this.trackStatus();
     this.rememberCaret();
     this.routeUndo();

@@ -3,6 +3,7 @@ import { FILE_TEXT_KEY } from '@flint/protocol';
 import { MonacoBinding } from 'y-monaco';
 import * as Y from 'yjs';
 import type { PresenceUser } from '../stores/presenceStore';
+import { useSettings } from '../stores/settingsStore';
 import { FileUndo } from './FileUndo';
 import { monaco } from './monacoSetup';
 import { nearestCode } from './nearestCode';
@@ -168,7 +169,9 @@ export class ModelRegistry {
     // A model left at this uri by a file deleted in the same change would make createModel throw.
     monaco.editor.getModel(uri)?.dispose();
     const model = monaco.editor.createModel(ytext.toString(), undefined, uri);
-    model.updateOptions({ tabSize: 2, insertSpaces: true });
+    // The person's tab size (Settings); indentation with spaces, as the workspace's files are.
+    const { tabSize } = useSettings.getState();
+    model.updateOptions({ tabSize, indentSize: tabSize, insertSpaces: true });
     const binding = new MonacoBinding(ytext, model, this.editors, handle.awareness);
     undo.track(binding);
     return { path, handle, model, binding, undo };

@@ -47,6 +47,6 @@ describe('the workspaces this browser opened', () => {
     storage.setItem('flint.workspaces', '{not json');
     storage.setItem('flint.layout.w1', '[1,2');
     expect(recentWorkspaces(storage)).toEqual([]);
-    expect(loadLayout('w1', storage)).toEqual({ groups: [], focusedGroup: 0, cursors: {}, fontSize: null });
+    expect(loadLayout('w1', storage)).toEqual({ groups: [], focusedGroup: 0, cursors: {} });
   });
 });

@@ -22,9 +22,9 @@ describe('a workspace layout', () => {
       { tabs: ['a.ts', 'b.ts'], active: 'b.ts' },
       { tabs: ['b.ts'], active: 'b.ts' },
     ];
-    saveLayout('w1', { groups, focusedGroup: 1, fontSize: 15 }, storage);
+    saveLayout('w1', { groups, focusedGroup: 1 }, storage);
     saveCursor('w1', 'b.ts', 5, 3, storage);
-    expect(loadLayout('w1', storage)).toEqual({ groups, focusedGroup: 1, cursors: { 'b.ts': { line: 5, column: 3 } }, fontSize: 15 });
+    expect(loadLayout('w1', storage)).toEqual({ groups, focusedGroup: 1, cursors: { 'b.ts': { line: 5, column: 3 } } });
     expect(loadLayout('w2', storage).groups).toEqual([]);
   });
 

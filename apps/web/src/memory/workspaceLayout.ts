@@ -6,21 +6,21 @@ export interface SavedGroup {
 
 /**
  * What a workspace looked like in this browser — the editor groups with their tabs (by path)
- * and active files, the caret in each file, the editor's font size — so a reload comes back to
- * it. Per workspace, in this browser's localStorage; not shared with collaborators.
+ * and active files, the caret in each file — so a reload comes back to it. Per workspace, in this
+ * browser's localStorage; not shared with collaborators. (The font size is the person's setting,
+ * userSettings; a fontSize kept here by an older version is no longer read.)
  */
 export interface WorkspaceLayout {
   groups: SavedGroup[];
   focusedGroup: number;
   cursors: Record<string, { line: number; column: number }>;
-  fontSize: number | null;
 }
 
 const keyOf = (workspaceId: string) => `flint.layout.${workspaceId}`;
 const maxCursors = 200;
 
 export function loadLayout(workspaceId: string, storage: Storage = localStorage): WorkspaceLayout {
-  const empty: WorkspaceLayout = { groups: [], focusedGroup: 0, cursors: {}, fontSize: null };
+  const empty: WorkspaceLayout = { groups: [], focusedGroup: 0, cursors: {} };
   try {
     const parsed = JSON.parse(storage.getItem(keyOf(workspaceId)) ?? 'null') as (Partial<WorkspaceLayout> & Partial<SavedGroup>) | null;
     if (!parsed || typeof parsed !== 'object') return empty;
@@ -30,7 +30,6 @@ export function loadLayout(workspaceId: string, storage: Storage = localStorage)
       groups,
       focusedGroup: typeof parsed.focusedGroup === 'number' && Number.isInteger(parsed.focusedGroup) && parsed.focusedGroup >= 0 ? parsed.focusedGroup : 0,
       cursors: parsed.cursors && typeof parsed.cursors === 'object' ? parsed.cursors : {},
-      fontSize: typeof parsed.fontSize === 'number' && parsed.fontSize >= 6 && parsed.fontSize <= 72 ? parsed.fontSize : null,
     };
   } catch {
     // Unreadable: the workspace opens as it would the first time.

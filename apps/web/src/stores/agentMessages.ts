@@ -9,14 +9,13 @@ import type { AgentErrorCode, RequestErrorCode, TurnInfo } from '@flint/protocol
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 const mod = isMac ? '⌘' : 'Ctrl';
 
-/** The agent's keys as tooltips spell them (AgentController, the agent panel and Workspace bind them). */
+/** The agent's keys as tooltips spell them (AgentController and the agent panel bind them); the panel's own is in the key table (commands/keybindings.ts). */
 export const agentShortcuts = {
   prompt: `${mod}+K`,
   acceptHunk: 'Tab',
   acceptAll: `${mod}+Enter`,
   rejectAll: `${mod}+Shift+Backspace`,
   stop: 'Esc',
-  panel: `${mod}+L`,
   queue: isMac ? '⌥+Enter' : 'Alt+Enter',
 };
 

@@ -14,6 +14,7 @@ import { buildInlineEditPrompt } from './inlineEditPrompt';
 import type { ModelRouter } from './ModelRouter';
 import { RejectionHistory } from './RejectionHistory';
 import { resolveContentPosition } from './resolveContentPosition';
+import { turnsOf } from './roomTurns';
 import { Turn } from './Turn';
 
 export type AgentResult = { ok: true; turnId?: string } | { ok: false; code: RequestErrorCode; message: string; retryAfterMs?: number };
@@ -64,7 +65,7 @@ export class AgentService {
     private readonly router: ModelRouter,
     private readonly metrics: Metrics,
     /** Rates and spending, shared by every gateway of a cluster (`LocalLimits` when alone). */
-    private readonly limits: SharedLimits,
+    readonly limits: SharedLimits,
     private readonly log: Log,
     /** Whether this gateway may still write: in a cluster, while the others count it in. */
     readonly mayWrite: () => boolean = () => true,
@@ -73,8 +74,9 @@ export class AgentService {
   /** A prompt answers once it is admitted (the limits may live in another process); the rest at once. */
   handle(request: AgentRequest, from: Prompter, room: Room, byName: string): AgentResult | Promise<AgentResult> {
     if (request.type === 'agent.prompt') return this.prompt(request, from, room, byName);
-    const turn = room.turns.get(request.turnId);
-    const remote = room.remoteTurns.get(request.turnId);
+    const turns = turnsOf(room);
+    const turn = turns.inline.get(request.turnId);
+    const remote = turns.remote.get(request.turnId);
     if (!turn && remote) {
       // The turn runs on another gateway of the cluster: it stops or steers it there.
       const action = request.type === 'agent.cancel' ? 'cancel' : 'steer';
@@ -107,7 +109,8 @@ export class AgentService {
     const live = room.doc(request.fileId);
     const path = room.pathOf(request.fileId);
     if (!live || path === null) return { ok: false, code: 'not_found', message: 'That file no longer exists.' };
-    for (const turn of room.turns.values()) {
+    const turns = turnsOf(room).inline;
+    for (const turn of turns.values()) {
       if (turn.snapshot.fileId === request.fileId) return { ok: false, code: 'busy', message: 'The agent is already writing in this file; stop it first (Esc).' };
     }
     // The whole file as text, once: a long file's toString is on the path of every prompt.
@@ -165,7 +168,9 @@ export class AgentService {
       flushIntervalMs: this.config.flushIntervalMs,
       mayWrite: this.mayWrite,
       onChange: (snapshot) => {
-        room.broadcastTurn(snapshot);
+        // To this gateway's sessions and the other gateways'.
+        room.sendTurn(snapshot);
+        room.tellGateways({ kind: 'turn', turn: snapshot });
         cursor = this.publishCursor(live, snapshot, snapshot.status === 'streaming' ? applier.caret() : null, turn.provisional, cursor);
       },
       onText: (snapshot) => void (cursor = this.publishCursor(live, snapshot, applier.caret(), turn.provisional, cursor)),
@@ -175,14 +180,14 @@ export class AgentService {
         return true;
       },
       onEnd: (snapshot) => {
-        room.turns.delete(turnId);
+        turns.delete(turnId);
         this.metrics.inc('flint_agent_turns_total', { status: snapshot.status, route: request.route });
         if (snapshot.error) this.metrics.inc('flint_provider_errors_total', { code: snapshot.error.code });
         if (snapshot.ttftMs !== null) this.metrics.observe('flint_agent_ttft_ms', snapshot.ttftMs);
         if (snapshot.tokensPerSecond !== null) this.metrics.observe('flint_agent_tokens_per_second', snapshot.tokensPerSecond);
       },
     });
-    room.turns.set(turnId, turn);
+    turns.set(turnId, turn);
     void turn.run();
     return { ok: true, turnId };
   }
@@ -253,7 +258,8 @@ export class AgentService {
 
   /** Turns streaming now, for a session that just joined (its HUD and Stop button). */
   activeTurns(room: Room): TurnInfo[] {
-    return [...[...room.turns.values()].map((turn) => turn.snapshot), ...[...room.remoteTurns.values()].map(({ turn }) => turn)];
+    const { inline, remote } = turnsOf(room);
+    return [...[...inline.values()].map((turn) => turn.snapshot), ...[...remote.values()].map(({ turn }) => turn)];
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Room } from '../Room';
 import type { Subscriber } from '../Subscriber';
 import { gatewayLapsedMessage } from '../agent/Turn';
 import { ThreadLog } from '../thread/ThreadLog';
+import { turnsOf } from '../agent/roomTurns';
 import type { RevocationWatch } from './RevocationWatch';
 import type { ClusterBus, ClusterListener, ClusterMessage, RemoteAwarenessEntry, WorkspaceMessage } from '../ports/ClusterBus';
 
@@ -155,14 +156,15 @@ export class ClusterNode implements DocCluster, ClusterListener {
       }
       case 'turn': {
         const { turn } = message;
-        if (turn.status === 'streaming') room.remoteTurns.set(turn.turnId, { gateway: from, turn });
-        else room.remoteTurns.delete(turn.turnId);
+        const { remote } = turnsOf(room);
+        if (turn.status === 'streaming') remote.set(turn.turnId, { gateway: from, turn });
+        else remote.delete(turn.turnId);
         room.sendTurn(turn);
         return;
       }
       case 'agent': {
         if (message.gateway !== this.gatewayId) return;
-        const turn = room.turns.get(message.turnId);
+        const turn = turnsOf(room).inline.get(message.turnId);
         if (message.action === 'cancel') turn?.cancel();
         else turn?.steer(message.instruction);
         return;
@@ -231,10 +233,17 @@ export class ClusterNode implements DocCluster, ClusterListener {
     for (const room of this.deps.loadedRooms()) {
       for (const live of room.loadedDocs()) {
         for (const owner of owners) live.broadcastAwareness(live.awareness.removeOwnedBy(owner), null, true);
+        // What it stored but never published (it died in between) is read back from the store.
+        try {
+          live.catchUpFromStore();
+        } catch (error) {
+          this.deps.log('error', 'could not read back what a gone gateway stored', { docKey: `${room.workspace.id}/${live.docId}`, error: String(error) });
+        }
       }
-      for (const [turnId, { gateway, turn }] of [...room.remoteTurns]) {
+      const { remote } = turnsOf(room);
+      for (const [turnId, { gateway, turn }] of [...remote]) {
         if (gateway !== gatewayId) continue;
-        room.remoteTurns.delete(turnId);
+        remote.delete(turnId);
         room.sendTurn({ ...turn, status: 'failed', error: { code: 'internal', message: gatewayGoneMessage, retryAfterMs: null } });
       }
     }
@@ -251,8 +260,9 @@ export class ClusterNode implements DocCluster, ClusterListener {
     this.deps.log('warn', 'this gateway was taken for gone by the others: ending its turns before it rejoins');
     this.deps.metrics.inc('flint_cluster_fenced_total');
     for (const room of this.deps.loadedRooms()) {
-      for (const turn of [...room.turns.values()]) turn.abandon(gatewayLapsedMessage);
-      room.threadTurn?.abandon(gatewayLapsedMessage);
+      const turns = turnsOf(room);
+      for (const turn of [...turns.inline.values()]) turn.abandon(gatewayLapsedMessage);
+      turns.thread?.abandon(gatewayLapsedMessage);
     }
   }
 

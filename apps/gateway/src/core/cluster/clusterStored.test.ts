@@ -24,6 +24,17 @@ function heldAppends(database: SqliteStore): { store: Store; release(): void; he
   return { store, release: () => waiting.splice(0).forEach((store) => store()), held: () => waiting.length };
 }
 
+/** Runs both gateways' timers and the bus until nothing more is in flight. */
+function settler(hub: MemoryHub, a: Harness, b: Harness): () => void {
+  return () => {
+    for (let round = 0; round < 20; round++) {
+      a.flush();
+      b.flush();
+      if (hub.deliver() === 0) return;
+    }
+  };
+}
+
 describe('what crosses gateways is stored', () => {
   it('an edit not stored yet reaches the sessions of its own gateway, and no other gateway — not even in an answer to a sync', async () => {
     const hub = new MemoryHub();
@@ -35,13 +46,7 @@ describe('what crosses gateways is stored', () => {
     void busA.start(a.gateway.cluster);
     void busB.start(b.gateway.cluster);
     const ws = b.gateway.createWorkspace('Stored', { 'a.ts': 'x\n' });
-    const settle = () => {
-      for (let round = 0; round < 20; round++) {
-        a.flush();
-        b.flush();
-        if (hub.deliver() === 0) return;
-      }
-    };
+    const settle = settler(hub, a, b);
     const alice = a.client(ws.workspaceId, ws.owner.token);
     const aliceTab2 = a.client(ws.workspaceId, ws.owner.token);
     settle();
@@ -76,4 +81,32 @@ describe('what crosses gateways is stored', () => {
     settle();
     expect(tb.toString()).toBe('unstored x\n');
   });
+
+  it('what a gateway stored but never published before it died is read back by the survivors when they learn it is gone', () => {
+    const hub = new MemoryHub();
+    const database = new SqliteStore(':memory:');
+    const [busA, busB] = [new MemoryBus(hub, 'gA'), new MemoryBus(hub, 'gB')];
+    const a = new Harness(database, {}, undefined, undefined, () => busA);
+    const b = new Harness(database, {}, undefined, undefined, () => busB);
+    void busA.start(a.gateway.cluster);
+    void busB.start(b.gateway.cluster);
+    const ws = b.gateway.createWorkspace('Died', { 'a.ts': 'x\n' });
+    const settle = settler(hub, a, b);
+    const alice = a.client(ws.workspaceId, ws.owner.token);
+    const bob = b.client(ws.workspaceId, ws.owner.token);
+    settle();
+    const fileId = fileIdOf(alice, 'a.ts');
+    const [ta, tb] = [textOf(alice, fileId), textOf(bob, fileId)];
+    settle();
+    // A stores Alice's edit, then dies before its announcement leaves (lost with the process).
+    hub.drop = () => true;
+    ta.insert(0, 'stored, never published ');
+    settle();
+    expect(tb.toString()).toBe('x\n');
+    hub.drop = () => false;
+    b.gateway.cluster.gatewayGone('gA');
+    settle();
+    expect(tb.toString()).toBe('stored, never published x\n');
+  });
 });
+

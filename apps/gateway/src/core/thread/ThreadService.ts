@@ -10,6 +10,7 @@ import {
 import type { AgentResult, AgentService, Budget, BudgetRule, Prompter } from '../agent/AgentService';
 import type { ModelRouter } from '../agent/ModelRouter';
 import { resolveContentPosition } from '../agent/resolveContentPosition';
+import { turnsOf } from '../agent/roomTurns';
 import type { Clock } from '../ports/Clock';
 import type { Random } from '../ports/Random';
 import type { AgentConfig } from '../GatewayConfig';
@@ -72,7 +73,7 @@ export class ThreadService {
     if (request.type === 'thread.review') return this.review(request, room);
     const starting = this.starting.get(room);
     if (starting) return starting.then(() => this.handle(request, from, room, author));
-    const running = room.threadTurn;
+    const running = turnsOf(room).thread;
     // The turn runs on another gateway of the cluster: the message or Stop is handled there.
     const elsewhere = running ? null : room.threadTurnElsewhere();
     if (elsewhere) {
@@ -110,7 +111,7 @@ export class ThreadService {
 
   /** Accept, reject or undo a turn's file operations ([P35]); hunks are reviewed in the files. */
   private review(request: Extract<ThreadRequest, { type: 'thread.review' }>, room: Room): AgentResult {
-    const running = room.threadTurn ?? room.threadTurnElsewhere();
+    const running = turnsOf(room).thread ?? room.threadTurnElsewhere();
     if (running?.turnId === request.turnId) return { ok: false, code: 'busy', message: 'The agent is still working in this turn; review it once it ends.' };
     const result = new ThreadFileOps(room, room.thread.doc).review(request.turnId, request.opId, request.action);
     return result.ok ? { ok: true, turnId: request.turnId } : result;
@@ -126,7 +127,7 @@ export class ThreadService {
    * for review. Refused while a turn runs, so a replay never steers a live turn.
    */
   replay(room: Room, from: Prompter, author: ThreadAuthor, text: string, routed: NonNullable<ReturnType<ModelRouter>>): AgentResult | Promise<AgentResult> {
-    if (this.starting.get(room) || room.threadTurn || room.threadTurnElsewhere()) return { ok: false, code: 'busy', message: 'The agent is working in this workspace; play the replay once it finishes.' };
+    if (this.starting.get(room) || turnsOf(room).thread || room.threadTurnElsewhere()) return { ok: false, code: 'busy', message: 'The agent is working in this workspace; play the replay once it finishes.' };
     const started = this.start({ messageId: null, text, route: 'fast', context: { mentions: [] }, author, from }, room, routed);
     const label = (result: AgentResult): AgentResult => {
       if (result.ok && result.turnId) this.logOf(room).append({ kind: 'notice', turnId: result.turnId, level: 'info' }, replayNotice);
@@ -274,14 +275,14 @@ export class ThreadService {
       },
       mayWrite: this.agent.mayWrite,
       onEnd: (ended) => {
-        if (room.threadTurn === turn) room.threadTurn = null;
+        if (turnsOf(room).thread === turn) turnsOf(room).thread = null;
         this.metrics.inc('flint_thread_turns_total', { status: ended.status, route: message.route });
         if (ended.ttftMs !== null) this.metrics.observe('flint_agent_ttft_ms', ended.ttftMs);
         this.next(room);
       },
     };
     const turn = new ThreadTurn(options);
-    room.threadTurn = turn;
+    turnsOf(room).thread = turn;
     void turn.run();
     return { ok: true, turnId };
   }

@@ -6,6 +6,7 @@ import type { GuardedProvider } from '../CircuitBreaker';
 import { ProviderError, type Route } from '../../core/ports/ModelProvider';
 import { createProviders, type ProviderConfig, type RouteConfig } from '../providerConfig';
 import type { SecretBox } from './secretBox';
+import { ModelAddressPolicy, refusalSentence, type AddressRefusal } from './modelAddressPolicy';
 
 /**
  * Models a workspace's owner connects from the agent panel (issue 37): an OpenAI-compatible
@@ -50,6 +51,19 @@ export interface ConnectionView {
 
 export type ConnectResult = { ok: true; view: ConnectionView } | { ok: false; status: 400 | 502; message: string };
 
+/**
+ * What the owner is told when the check fails: one fixed sentence per class, naming only the
+ * host they typed — never the remote's status or body text (decision 0031, "Addresses"), so the
+ * check cannot be used to read what an address answers.
+ */
+export const checkFailureSentences = {
+  unreachable: (host: string) => `${host} could not be reached: check the address and that the model server is running.`,
+  key: (host: string) => `${host} refused the key: check the API key.`,
+  limited: (host: string) => `${host} answered that the key is rate-limited or out of quota.`,
+  notCompatible: (host: string) => `${host} did not answer as an OpenAI-compatible endpoint: check the URL (it usually ends in /v1) and the model name.`,
+  timeout: (host: string, ms: number) => `${host} did not answer within ${ms >= 1000 ? Math.round(ms / 1000) : ms / 1000} s.`,
+};
+
 export interface WorkspaceModelsOptions {
   meta: { get(key: string): string | null; set(key: string, value: string): void };
   secrets: SecretBox;
@@ -58,6 +72,8 @@ export interface WorkspaceModelsOptions {
   contextTokens?: number;
   /** How long the check request may take before the connection is refused. */
   checkTimeoutMs?: number;
+  /** Which addresses a connection may reach; default: no loopback or private ranges (modelAddressPolicy). */
+  addresses?: ModelAddressPolicy;
 }
 
 const metaKey = (workspaceId: string) => `model-connection:${workspaceId}`;
@@ -79,7 +95,11 @@ function chatBaseUrl(kind: ConnectionKind, given: string | undefined): string | 
 export class WorkspaceModels {
   private readonly live = new Map<string, { stored: string; providers: Record<Route, GuardedProvider> }>();
 
-  constructor(private readonly options: WorkspaceModelsOptions) {}
+  private readonly addresses: ModelAddressPolicy;
+
+  constructor(private readonly options: WorkspaceModelsOptions) {
+    this.addresses = options.addresses ?? new ModelAddressPolicy({ allowPrivate: false, gatewayPort: () => null });
+  }
 
   private stored(workspaceId: string): StoredConnection | null {
     const text = this.options.meta.get(metaKey(workspaceId));
@@ -112,8 +132,12 @@ export class WorkspaceModels {
     if (!model) return { ok: false, status: 400, message: 'Name the model to use (for Ollama, as `ollama list` shows it).' };
     const apiKey = request.apiKey?.trim() || undefined;
     if (request.kind === 'openai' && !apiKey && new URL(baseUrl).host === 'api.openai.com') return { ok: false, status: 400, message: 'OpenAI needs an API key.' };
+    const host = new URL(baseUrl).host;
+    const screened = await this.addresses.screen(new URL(baseUrl));
+    if (screened === 'unresolved') return { ok: false, status: 502, message: checkFailureSentences.unreachable(host) };
+    if (screened) return { ok: false, status: 400, message: refusalSentence(host, screened) };
     const failure = await this.check(baseUrl, apiKey, model);
-    if (failure) return { ok: false, status: 502, message: failure };
+    if (failure) return failure;
     const stored: StoredConnection = { kind: request.kind, baseUrl, model, sealedKey: apiKey ? this.options.secrets.seal(apiKey) : null, connectedAt: this.options.clock.now() };
     this.options.meta.set(metaKey(workspaceId), JSON.stringify(stored));
     this.drop(workspaceId);
@@ -151,7 +175,8 @@ export class WorkspaceModels {
       this.drop(workspaceId);
       const routeConfig: RouteConfig = { kind: 'openai-chat', baseUrl: stored.baseUrl, apiKey, model: stored.model, supportsPrediction: false, supportsTools: true };
       const config: ProviderConfig = { routes: { fast: routeConfig, deep: routeConfig, complete: routeConfig }, breaker: { failureThreshold: 5, cooldownMs: 30_000 } };
-      live = { stored: text, providers: createProviders(config, { clock: this.options.clock, log: this.options.log }) };
+      const chatHttp = { lookup: this.addresses.lookupFor(new URL(stored.baseUrl)), followRedirects: false };
+      live = { stored: text, providers: createProviders(config, { clock: this.options.clock, log: this.options.log, chatHttp }) };
       this.live.set(workspaceId, live);
     }
     const provider = live.providers[route];
@@ -166,19 +191,38 @@ export class WorkspaceModels {
     if (live) void live.providers.fast.close().catch((error: unknown) => this.options.log?.('warn', 'closing a model connection failed', { workspaceId, error: String(error) }));
   }
 
-  /** Null when the endpoint answered a one-token chat request; else what went wrong, as a sentence. */
-  private async check(baseUrl: string, apiKey: string | undefined, model: string): Promise<string | null> {
-    const provider = new ChatCompletionsProvider({ baseUrl, apiKey, maxTokensField: 'max_tokens' });
-    const signal = AbortSignal.timeout(this.options.checkTimeoutMs ?? 20_000);
+  /**
+   * Null when the endpoint answered a one-token chat request; else the refusal, as a fixed
+   * sentence per class (the remote's own words go to the operator's log only).
+   */
+  private async check(baseUrl: string, apiKey: string | undefined, model: string): Promise<Extract<ConnectResult, { ok: false }> | null> {
+    const url = new URL(baseUrl);
+    let refused: AddressRefusal | null = null;
+    const http = { lookup: this.addresses.lookupFor(url, (refusal) => (refused = refusal)), followRedirects: false };
+    const provider = new ChatCompletionsProvider({ baseUrl, apiKey, maxTokensField: 'max_tokens', http });
+    const timeoutMs = this.options.checkTimeoutMs ?? 20_000;
+    const signal = AbortSignal.timeout(timeoutMs);
     try {
+      let answered = false;
       for await (const event of provider.stream({ model, messages: [{ role: 'user', content: 'Reply with OK.' }], maxOutputTokens: 1 }, signal)) {
-        if (event.type === 'done' || event.type === 'text') break;
+        if (event.type === 'done' || event.type === 'text') {
+          answered = true;
+          break;
+        }
       }
-      return null;
+      // The stream ends quietly when the signal aborts: a timeout is not an answer.
+      if (answered) return null;
+      if (signal.aborted) return { ok: false, status: 502, message: checkFailureSentences.timeout(url.host, timeoutMs) };
+      return { ok: false, status: 502, message: checkFailureSentences.notCompatible(url.host) };
     } catch (error) {
-      if (signal.aborted) return `${new URL(baseUrl).host} did not answer within ${Math.round((this.options.checkTimeoutMs ?? 20_000) / 1000)} s.`;
-      if (error instanceof ProviderError) return `${new URL(baseUrl).host} refused the check request: ${error.message}`;
-      return `The check request to ${new URL(baseUrl).host} failed: ${(error as Error).message}`;
+      this.options.log?.('info', 'a model connection check failed', { host: url.host, error: error instanceof Error ? error.message : String(error) });
+      const refusal = refused as AddressRefusal | null;
+      if (refusal) return { ok: false, status: 400, message: refusalSentence(url.host, refusal) };
+      if (signal.aborted) return { ok: false, status: 502, message: checkFailureSentences.timeout(url.host, timeoutMs) };
+      const code = error instanceof ProviderError ? error.code : 'network';
+      const sentence =
+        code === 'auth' ? checkFailureSentences.key : code === 'rate_limited' || code === 'quota' ? checkFailureSentences.limited : code === 'network' ? checkFailureSentences.unreachable : checkFailureSentences.notCompatible;
+      return { ok: false, status: 502, message: sentence(url.host) };
     } finally {
       await provider.close();
     }
