@@ -41,8 +41,10 @@ import { Playground } from './playground/Playground';
 import { playgroundSettings, PlaygroundSettingsError } from './playground/playgroundSettings';
 import { readPlaygroundTemplate, TemplateError } from './playground/playgroundTemplate';
 import { Recordings } from './recording/Recordings';
+import { Replays } from './recording/Replays';
 import { createPlaygroundApi } from './transport/playgroundApi';
 import { createRecordingApi } from './transport/recordingApi';
+import { createReplayApi } from './transport/replayApi';
 import { createWorkspaceModelApi } from './transport/workspaceModelApi';
 import { isTerminalSettings } from '@flint/protocol';
 
@@ -312,6 +314,7 @@ const projects = { get: (workspaceId: string) => (folder && folder.workspaceId =
 const trustProxy = process.env.FLINT_TRUST_PROXY === '1';
 const recordings = new Recordings((id) => gateway.holdRoom(id), systemClock);
 const recordingApi = createRecordingApi(gateway, recordings);
+const replayApi = createReplayApi(gateway, new Replays(gateway, systemClock)); // not in playground mode: a replay is a workspace outside its caps
 const playground = playgroundSetup
   ? new Playground({ createWorkspace: (name, files) => gateway.createWorkspace(name, files), deleteWorkspace: (id) => (recordings.forget(id), gateway.deleteWorkspace(id)), sessionsIn: (id) => gateway.sessionsIn(id), setStorageQuota: (id, bytes) => gateway.setStorageQuota(id, bytes), meta }, playgroundSetup.template, systemClock, playgroundSetup.settings.config, log)
   : null;
@@ -319,7 +322,7 @@ playground?.start();
 
 const modelApi = createWorkspaceModelApi(gateway, { models: workspaceModels, clock: systemClock, gatewayModel: () => models.router('fast')?.model ?? null, connectAllowed: !playground });
 const running = await startServer({ gateway, port, host, webRoot, allowedOrigins, publicUrl, createToken, log, projects, trustProxy, readiness: readinessView,
-  routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi, recordingApi] : [modelApi, recordingApi] });
+  routes: playground && playgroundSetup ? [createPlaygroundApi(gateway, { playground, template: playgroundSetup.template, publicUrl, trustProxy }), modelApi, recordingApi] : [modelApi, recordingApi, replayApi] });
 listeningPort = running.port;
 if (folder) {
   console.log(`\n  Flint is running at ${running.url}\n  ${folder.name} (owner link): ${linkUrl(running.url, folder.workspaceId, folder.token)}\n  Data: ${dataDir}\n`);

@@ -7,6 +7,11 @@ export const CloseCode = {
   GoingAway: 1001,
   /** A frame could not be decoded, or a message arrived out of order. */
   MalformedFrame: 4400,
+  /**
+   * A replay workspace went back in time (issue 37): its documents were emptied and are written
+   * again; drop what this tab holds (reload) and sync from nothing.
+   */
+  Rewound: 4205,
   /** The token does not open this workspace. */
   Unauthorized: 4401,
   /** The session tried something its role does not allow (a viewer writing). */
@@ -53,6 +58,8 @@ const permanent: ReadonlySet<number> = new Set([
   CloseCode.DocumentTooLarge,
   CloseCode.ProtocolVersion,
   CloseCode.MalformedFrame,
+  // What the tab holds is ahead of the replay: syncing it again would send it back (refused).
+  CloseCode.Rewound,
 ]);
 
 /**
@@ -123,6 +130,8 @@ export function describeClose(code: number, reason?: string): string {
       return 'This tab fell out of step with the gateway; reconnecting to catch up.';
     case CloseCode.HelloTimeout:
       return 'The connection did not identify itself in time; reconnecting.';
+    case CloseCode.Rewound:
+      return 'The replay went back in time; reloading its files.';
     case CloseCode.GoingAway:
       return 'The gateway is restarting; reconnecting.';
     case CloseCode.Internal:

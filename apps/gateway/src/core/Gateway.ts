@@ -233,6 +233,17 @@ export class Gateway {
     this.store.deleteWorkspace(workspaceId);
   }
 
+  /**
+   * Empties documents of a workspace for a replay's seek back (issue 37; Yjs cannot take an
+   * update back): its room leaves memory, its tabs close with 4205 (they reload, and sync from
+   * nothing), and the documents `docIds` are deleted from the store. Holds of the room end; the
+   * next `holdRoom` loads it again, empty, to be written afresh.
+   */
+  clearDocs(workspaceId: string, docIds: Iterable<string>): void {
+    this.rooms.discard(workspaceId, CloseCode.Rewound, 'the replay went back in time');
+    for (const docId of docIds) this.store.deleteDoc(`${workspaceId}/${docId}`);
+  }
+
   /** Tabs open on a workspace through this gateway now. */
   sessionsIn(workspaceId: string): number {
     return this.rooms.loaded(workspaceId)?.sessions.size ?? 0;

@@ -72,6 +72,8 @@ export class LiveDoc {
   readonly doc: Y.Doc;
   readonly awareness = new AwarenessRelay();
   readonly subscribers = new Set<RoomSession>();
+  /** In-process readers of every awareness change relayed here (a recording, issue 37). */
+  readonly awarenessWatchers = new Set<(entries: readonly AwarenessEntry[]) => void>();
   /** The last append still on its way to a store that answers later; null when all are stored. */
   private storing: Promise<void> | null = null;
   /** The store refused an update: this doc holds a change it does not, and is about to be dropped. */
@@ -353,6 +355,7 @@ export class LiveDoc {
       if (subscriber !== except) subscriber.sendAwareness(this, frame, entries);
     }
     if (!fromCluster) this.ctx.cluster.awarenessChanged(this, entries);
+    for (const watcher of this.awarenessWatchers) watcher(entries);
   }
 
   awarenessFrame(entries: AwarenessEntry[]): Uint8Array {

@@ -81,12 +81,12 @@ export class RoomRegistry {
   }
 
   /** A deleted workspace's room leaves memory at once, storing nothing; its sessions close with 4404. */
-  discard(workspaceId: string): void {
+  discard(workspaceId: string, code: CloseCode = CloseCode.WorkspaceNotFound, reason = 'the workspace was deleted'): void {
     const room = this.rooms.get(workspaceId);
     if (!room) return;
     this.rooms.delete(workspaceId);
     this.cluster.unfollow(workspaceId);
-    for (const session of [...room.sessions]) session.close(CloseCode.WorkspaceNotFound, 'the workspace was deleted');
+    for (const session of [...room.sessions]) session.close(code, reason);
     this.cancelUnload(workspaceId);
     this.holds.delete(workspaceId);
     room.discard();

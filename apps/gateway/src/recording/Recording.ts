@@ -7,9 +7,10 @@ import type { FinishReason, ModelEvent } from '../core/ports/ModelProvider';
  *
  * A frame names its channel. `model` frames are a provider's stream, answer by answer (a turn
  * that calls tools asks the model several times): played through the thread engine by
- * ReplayProvider, they rebuild the turn's edits, cursor and review exactly as live. The channels
- * a session recording adds (`update`: a document's Yjs update, `awareness`, `thread`) are
- * reserved here; readers skip channels they do not know.
+ * ReplayProvider, they rebuild the turn's edits, cursor and review exactly as live. A session
+ * recording adds `update` (a document's Yjs update) and `awareness` (a cursor, selection and
+ * name as a tab or the agent announced it in a document: the document it is in is the file it has
+ * open); readers skip channels they do not know.
  */
 export const RECORDING_FORMAT = 'flint-recording';
 export const RECORDING_VERSION = 1;
@@ -31,7 +32,15 @@ export interface RecordingHeader {
  * when it was first loaded after; the thread's messages and the agent's tokens are updates of
  * the thread doc (`~thread`) and of the files.
  */
-export type RecordedFrame = { t: number; ch: 'model'; answer: number; event: ModelEvent } | { t: number; ch: 'update'; doc: string; data: string };
+export type RecordedFrame =
+  | { t: number; ch: 'model'; answer: number; event: ModelEvent }
+  | { t: number; ch: 'update'; doc: string; data: string }
+  /**
+   * `awareness`: the state awareness client `client` showed in document `doc` from `t` on, as the
+   * gateway relayed it (y-protocols' JSON: `user`, `cursor` as Yjs relative positions...), or
+   * `null` when it left. A peer's frames are coalesced to at most one per 50 ms (SessionRecorder).
+   */
+  | { t: number; ch: 'awareness'; doc: string; client: number; state: string | null };
 
 export interface Recording extends RecordingHeader {
   frames: RecordedFrame[];
@@ -99,6 +108,14 @@ export function parseRecording(text: string): Recording {
     if (frame.ch === 'update') {
       if (typeof frame.doc !== 'string' || typeof frame.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(frame.data)) throw new RecordingError(`Line ${i + 1}: an update frame needs "doc" and base64 "data".`);
       frames.push({ t: frame.t, ch: 'update', doc: frame.doc, data: frame.data });
+      continue;
+    }
+    if (frame.ch === 'awareness') {
+      const okState = frame.state === null || (typeof frame.state === 'string' && frame.state.length <= 64 * 1024);
+      if (typeof frame.doc !== 'string' || typeof frame.client !== 'number' || !Number.isInteger(frame.client) || frame.client < 0 || !okState) {
+        throw new RecordingError(`Line ${i + 1}: an awareness frame needs "doc", a "client" id and a "state" (a JSON text, or null).`);
+      }
+      frames.push({ t: frame.t, ch: 'awareness', doc: frame.doc, client: frame.client, state: frame.state as string | null });
       continue;
     }
     if (frame.ch !== 'model') continue;

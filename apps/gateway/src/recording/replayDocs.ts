@@ -11,18 +11,22 @@ export class Replayer {
   private docs = new Map<string, Y.Doc>();
   /** Index of the next frame to apply. */
   private next = 0;
-  private readonly updates: Array<{ t: number; doc: string; data: Uint8Array }>;
+  /** The update and awareness frames (a frame count is of both, as SessionRecorder counts); awareness ones change no document (data null). */
+  private readonly updates: Array<{ t: number; doc: string; data: Uint8Array | null }>;
 
   constructor(recording: Recording) {
-    this.updates = recording.frames.flatMap((frame) => (frame.ch === 'update' ? [{ t: frame.t, doc: frame.doc, data: new Uint8Array(Buffer.from(frame.data, 'base64')) }] : []));
+    this.updates = recording.frames.flatMap((frame): Array<{ t: number; doc: string; data: Uint8Array | null }> => {
+      if (frame.ch === 'update') return [{ t: frame.t, doc: frame.doc, data: new Uint8Array(Buffer.from(frame.data, 'base64')) }];
+      return frame.ch === 'awareness' ? [{ t: frame.t, doc: frame.doc, data: null }] : [];
+    });
   }
 
-  /** The recording's length in ms (its last update's time). */
+  /** The recording's length in ms (its last update's or cursor's time). */
   get durationMs(): number {
     return this.updates.at(-1)?.t ?? 0;
   }
 
-  /** How many update frames are applied now. */
+  /** How many update and awareness frames are passed now. */
   get position(): number {
     return this.next;
   }
@@ -34,7 +38,7 @@ export class Replayer {
     return this.docs;
   }
 
-  /** The documents after the first `count` update frames (a frame-exact scrub). */
+  /** The documents after the first `count` update and awareness frames (a frame-exact scrub). */
   seekFrame(count: number): ReadonlyMap<string, Y.Doc> {
     if (count < this.next) this.rewind();
     while (this.next < Math.min(count, this.updates.length)) this.apply(this.next++);
@@ -49,6 +53,7 @@ export class Replayer {
 
   private apply(index: number): void {
     const { doc: id, data } = this.updates[index]!;
+    if (data === null) return;
     let doc = this.docs.get(id);
     if (!doc) this.docs.set(id, (doc = new Y.Doc({ gc: false })));
     Y.applyUpdate(doc, data);

@@ -90,6 +90,8 @@ describe('recording a workspace', () => {
       expect(() => parseRecording(text)).toThrow(message);
     }
     // Channels a reader does not know are skipped, not refused.
-    expect(parseRecording(`${header}\n${JSON.stringify({ t: 1, ch: 'awareness', doc: 'd' })}`).frames).toEqual([]);
+    expect(parseRecording(`${header}\n${JSON.stringify({ t: 1, ch: 'terminal', term: 't' })}`).frames).toEqual([]);
+    // Awareness is a channel now (cursors): one without its client and state is refused.
+    expect(() => parseRecording(`${header}\n${JSON.stringify({ t: 1, ch: 'awareness', doc: 'd' })}`)).toThrow('Line 2: an awareness frame');
   });
 });

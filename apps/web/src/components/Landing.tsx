@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { createReplay } from '../api/replayApi';
 import { createWorkspace } from '../api/workspaceApi';
 import { recentWorkspaces } from '../memory/recentWorkspaces';
 import { PlaygroundStart, usePlaygroundInfo } from './PlaygroundControls';
@@ -18,7 +19,7 @@ export function Landing() {
 
 function FrontPage() {
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState<'new' | 'demo' | null>(null);
+  const [busy, setBusy] = useState<'new' | 'demo' | 'replay' | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const create = async (kind: 'new' | 'demo') => {
@@ -34,6 +35,20 @@ function FrontPage() {
     // Stay on this origin whatever the gateway thinks its public address is.
     const link = new URL(result.value.url, window.location.href);
     window.location.assign(link.pathname + link.hash);
+  };
+
+  // A recording (`.flintrec`) becomes a read-only workspace replaying it; this tab presents it.
+  const replay = async (file: File) => {
+    setBusy('replay');
+    setError(null);
+    const result = await createReplay(await file.text());
+    if (!result.ok) {
+      setBusy(null);
+      setError(result.message);
+      return;
+    }
+    const { workspaceId, viewerToken, controlToken } = result.value;
+    window.location.assign(`/w/${encodeURIComponent(workspaceId)}#token=${encodeURIComponent(viewerToken)}&control=${encodeURIComponent(controlToken)}`);
   };
 
   return (
@@ -64,6 +79,20 @@ function FrontPage() {
             <button type="button" className="button button--large" data-testid="open-demo-button" disabled={busy !== null} onClick={() => void create('demo')}>
               {busy === 'demo' ? 'Opening…' : 'Open the demo'}
             </button>
+            <label className={`button button--large${busy !== null ? ' button--disabled' : ''}`} title="Play a recording (.flintrec) into a new read-only workspace that you present">
+              {busy === 'replay' ? 'Loading…' : 'Replay a recording…'}
+              <input
+                type="file"
+                accept=".flintrec,application/x-ndjson"
+                hidden
+                data-testid="replay-file-input"
+                disabled={busy !== null}
+                onChange={(event) => {
+                  const file = event.target.files?.[0];
+                  if (file) void replay(file);
+                }}
+              />
+            </label>
           </div>
         </form>
         {error && (

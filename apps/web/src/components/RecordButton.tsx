@@ -60,7 +60,7 @@ export function RecordButton() {
       data-testid="record-button"
       aria-pressed={recording}
       disabled={busy}
-      title={full ? 'The recording reached its limit and stopped: download what it kept' : recording ? 'Stop recording and download it' : 'Record this workspace: every change to its files and its thread, with their times (cursors are not recorded)'}
+      title={full ? 'The recording reached its limit and stopped: download what it kept' : recording ? 'Stop recording and download it' : 'Record this workspace: every change to its files and its thread, and everyone’s cursor, with their times'}
       onClick={() => void toggle()}
     >
       <span className="record-dot" aria-hidden /> {full ? 'Download' : recording ? 'Stop' : 'Record'}

@@ -22,6 +22,7 @@ import { SidebarResizer } from './SidebarResizer';
 import { StatusBar } from './StatusBar';
 import { TabSwitcher } from './TabSwitcher';
 import { TerminalPanel } from './TerminalPanel';
+import { ReplayBar } from './ReplayBar';
 import { TopBar } from './TopBar';
 
 /**
@@ -94,6 +95,7 @@ export default function Workspace() {
   return (
     <div className="workspace">
       <TopBar />
+      <ReplayBar />
       <ClosedBanner />
       <div className="workspace-body" ref={body} style={style}>
         <FileTree hidden={showChanges || showSearch || sidebarHidden} />

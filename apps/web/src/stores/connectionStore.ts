@@ -73,6 +73,8 @@ export function connect(workspaceId: string, token: string): FlintClient {
       document.title = `${status.workspaceName} — Flint`;
       rememberWorkspace({ id: workspaceId, name: status.workspaceName, role: status.role, token });
     } else {
+      // A replay went back in time: what this tab holds is ahead of it; load it afresh.
+      if (status.kind === 'closed' && status.code === CloseCode.Rewound) return window.location.reload();
       // A token that no longer opens the workspace is no way back in: forget it.
       if (status.kind === 'closed' && deadLinkCodes.has(status.code)) forgetWorkspace(workspaceId, token);
       useConnection.setState({ status });
