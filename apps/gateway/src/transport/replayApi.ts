@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../core/Gateway';
 import { parseRecording, RecordingError } from '../recording/Recording';
 import { replaySpeeds, type ReplaySpeed } from '../recording/ReplayRoom';
-import type { Replays } from '../recording/Replays';
+import { ReplayLimitError, type Replays } from '../recording/Replays';
 import { bearer, HttpError, json, requireJsonContentType } from './httpJson';
 import type { RestRoute } from './restApi';
 
@@ -47,7 +47,13 @@ export function createReplayApi(gateway: Gateway, replays: Replays): RestRoute {
         throw error;
       }
       if (!recording.frames.some((f) => f.ch === 'update')) throw new HttpError(400, 'This recording holds no documents to replay (a scripted agent turn plays in the agent panel).');
-      const created = replays.create(recording);
+      let created;
+      try {
+        created = replays.create(recording);
+      } catch (error) {
+        if (error instanceof ReplayLimitError) throw new HttpError(429, error.message);
+        throw error;
+      }
       json(res, 201, { workspaceId: created.workspaceId, viewerToken: created.viewerToken, controlToken: created.controlToken, state: created.replay.state });
       return true;
     }
