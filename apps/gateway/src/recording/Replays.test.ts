@@ -39,7 +39,7 @@ describe('replay workspaces are bounded', () => {
     expect(replays.get(made[1]!.workspaceId)).toBeNull();
     expect(h.gateway.sessionsIn(made[1]!.workspaceId)).toBe(0);
     const stale = h.client(made[1]!.workspaceId, made[1]!.viewerToken);
-    h.settle(() => stale.status.kind === 'closed' || stale.status.kind === 'failed');
+    h.settle(() => stale.status.kind === 'closed'); // its workspace is gone: the link opens nothing
     expect(() => replays.create(recording)).not.toThrow();
   });
 });
