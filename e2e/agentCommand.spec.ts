@@ -49,7 +49,9 @@ test('the agent runs the tests once Bob approves, sees them fail, fixes the code
   await expect(bob.getByTestId('status-check')).toHaveAttribute('title', /Only the owner and people the owner lets type run the check/);
   await bob.screenshot({ path: `${screenshotDir}/agent-command-approval-waiting.png` });
   await alice.getByRole('button', { name: 'Who may type' }).click();
-  await alice.getByLabel('Bob may type').check();
+  // The box shows what the gateway granted (it is checked once the grant comes back).
+  await alice.getByLabel('Bob may type').click();
+  await expect(alice.getByLabel('Bob may type')).toBeChecked();
   await alice.keyboard.press('Escape');
   await expect(bob.getByTestId('status-check')).toBeEnabled();
   for (const round of [1, 2]) {

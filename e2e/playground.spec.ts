@@ -112,7 +112,9 @@ test('the owner records a workspace and downloads the recording', async ({ page,
   const file = await (await download).path();
   const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
   expect(lines[0]).toMatchObject({ format: 'flint-recording', version: 1 });
-  expect(lines.slice(1).every((frame) => frame.ch === 'update')).toBe(true);
+  // Document updates and cursors (the awareness channel), nothing else.
+  expect(lines.slice(1).every((frame) => frame.ch === 'update' || frame.ch === 'awareness')).toBe(true);
+  expect(lines.slice(1).some((frame) => frame.ch === 'update')).toBe(true);
   expect(lines.length).toBeGreaterThan(4);
   await expect(page.getByTestId('record-button')).toHaveAttribute('aria-pressed', 'false');
 });
